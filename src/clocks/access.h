@@ -1,0 +1,56 @@
+/* Access descriptors: what a shadow cell refers to. One descriptor stands for all accesses of
+ * one kind made at one code address within one segment of one thread (its stretch between two
+ * synchronisation events), or for one remote RMA operation. Shadow cells hold 32-bit ids, not
+ * epochs, so that a remote operation's epoch can be fixed once, at its completion, for every
+ * location it touched (seed 003's issued / completed states; DESIGN "An RMA operation is an
+ * interval").
+ *
+ * Descriptors live in a chunked table that only grows (ids are never reused): reclaiming them
+ * needs a sweep of the shadow, left for when a workload shows the need (see docs/design.md). */
+#ifndef HRACE_CLOCKS_ACCESS_H
+#define HRACE_CLOCKS_ACCESS_H
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include "clocks/vc.h"
+
+typedef uint32_t hrace_aid_t;   /* 0: none */
+
+enum {
+  HRACE_ACC_READ = 1u << 0,     /* reads the location */
+  HRACE_ACC_WRITE = 1u << 1,    /* modifies it (read-modify-write sets both) */
+  HRACE_ACC_ATOMIC = 1u << 2,   /* atomic w.r.t. other accesses of the same atomic_class */
+  HRACE_ACC_REMOTE = 1u << 3,   /* an RMA operation (origin may be this process) */
+};
+
+typedef struct hrace_access {
+  _Atomic hrace_clk_t clk;      /* epoch value; HRACE_CLK_INF while an RMA op is in flight */
+  uint32_t exporter;            /* clock entry the epoch belongs to */
+  uint16_t flags;               /* HRACE_ACC_* */
+  uint16_t op;                  /* label, interpreted by the caller (e.g. "load", "MPI_Put") */
+  uint32_t atomic_class;        /* non-zero: accesses of equal class don't race each other */
+  int32_t rank;                 /* process that made the access */
+  int32_t thread;               /* thread number in that process */
+  uintptr_t pc;                 /* local: return address into the code that made it */
+  const void *loc;              /* remote: the origin's source location (caller-owned, interned) */
+} hrace_access_t;
+
+/* Allocate a descriptor (lock-free; callable from any thread). Fields are copied from *init. */
+hrace_aid_t hrace__access_new(const hrace_access_t *init);
+hrace_access_t *hrace__access_get(hrace_aid_t id);
+/* Fix a remote operation's epoch at its completion (release store). */
+static inline void hrace__access_complete(hrace_access_t *a, hrace_clk_t c) {
+  atomic_store_explicit(&a->clk, c, memory_order_release);
+}
+/* Did access a happen before the event whose clock is v? */
+static inline bool hrace__access_hb(const hrace_access_t *a, const hrace_vc_t *v) {
+  return hrace__epoch_hb(a->exporter, atomic_load_explicit(&a->clk, memory_order_acquire), v);
+}
+/* Do a and b conflict: same location assumed; at least one writes, and not both atomic of the
+ * same class. */
+static inline bool hrace__access_conflict(const hrace_access_t *a, const hrace_access_t *b) {
+  if (!((a->flags | b->flags) & HRACE_ACC_WRITE)) return false;
+  if ((a->flags & b->flags & HRACE_ACC_ATOMIC) && a->atomic_class == b->atomic_class) return false;
+  return true;
+}
+#endif

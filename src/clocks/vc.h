@@ -1,0 +1,40 @@
+/* Vector clocks and the happens-before test. Knows nothing of MPI or OpenMP: an entry is an
+ * "exporter" (for now: one per MPI process, indexed by world rank), a clock value counts that
+ * exporter's synchronisation events (signals).
+ *
+ * Convention (seed 001, Sec. III-A): at a signal, an exporter sends its clock and then ticks
+ * its own entry; at a wait, the waiter joins the received clock into its own. An access made
+ * while exporter x's entry reads c is stamped with the epoch (x, c); it happened before an event
+ * whose clock is V iff c <= V[x]. A remote operation still in flight has epoch (x, INF): it is
+ * ordered before nothing until its completion fixes the epoch. */
+#ifndef HRACE_CLOCKS_VC_H
+#define HRACE_CLOCKS_VC_H
+#include <stdbool.h>
+#include <stdint.h>
+
+typedef uint32_t hrace_clk_t;
+#define HRACE_CLK_INF UINT32_MAX
+
+typedef struct hrace_vc {
+  uint32_t n;        /* number of entries */
+  hrace_clk_t *c;    /* n entries, owned */
+} hrace_vc_t;
+
+void hrace__vc_init(hrace_vc_t *v, uint32_t n);           /* all zero */
+void hrace__vc_free(hrace_vc_t *v);
+void hrace__vc_copy(hrace_vc_t *dst, const hrace_vc_t *src); /* resizes dst */
+void hrace__vc_join(hrace_vc_t *dst, const hrace_vc_t *src); /* dst = max(dst, src) */
+void hrace__vc_join_raw(hrace_vc_t *dst, const hrace_clk_t *src, uint32_t n);
+bool hrace__vc_leq(const hrace_vc_t *a, const hrace_vc_t *b); /* a <= b pointwise */
+/* a || b: neither a <= b nor b <= a */
+bool hrace__vc_concurrent(const hrace_vc_t *a, const hrace_vc_t *b);
+/* Format as "[3 0 7]" into buf (for debug dumps); returns buf. */
+char *hrace__vc_format(const hrace_vc_t *v, char *buf, unsigned len);
+
+static inline void hrace__vc_tick(hrace_vc_t *v, uint32_t x) { v->c[x]++; }
+
+/* Did the event stamped (x, c) happen before the event whose clock is v? */
+static inline bool hrace__epoch_hb(uint32_t x, hrace_clk_t c, const hrace_vc_t *v) {
+  return x < v->n && c <= v->c[x];
+}
+#endif

@@ -1,0 +1,15 @@
+/* What every MPI wrapper does around the real call: find the thread state, and pass straight
+ * through when hrace itself is the caller (re-entry depth is per thread: a process-global
+ * flag would race under MPI_THREAD_MULTIPLE) or when the runtime is not active. */
+#ifndef HRACE_MPI_WRAP_H
+#define HRACE_MPI_WRAP_H
+#include "core/runtime.h"
+
+/* Evaluates to true when the wrapper should do its work; pair with HRACE_LEAVE(). */
+#define HRACE_ENTER() \
+  hrace_thread_t *hrace_t_ = hrace__thread(); \
+  const int hrace_on_ = hrace_t_->depth++ == 0 && hrace__proc.mpi_ready; \
+  (void)hrace_on_
+#define HRACE_ACTIVE() (hrace_on_)
+#define HRACE_LEAVE() (hrace_t_->depth--)
+#endif

@@ -1,0 +1,13 @@
+/* The bytes a (count, datatype) pair touches, relative to the buffer address or target
+ * displacement: holes of vector, indexed, struct, subarray and resized types are not
+ * accessed and must not be reported. */
+#ifndef HRACE_RMA_TYPE_H
+#define HRACE_RMA_TYPE_H
+#include <mpi.h>
+#include <stdint.h>
+
+/* Fills *ranges with n (offset, length) pairs (2n uint64_t; offsets may be "negative" as
+ * two's complement for types with a negative lower bound), sorted and coalesced. The caller
+ * frees *ranges. Returns 0, or an MPI error code for an invalid datatype. */
+int hrace__type_ranges(MPI_Datatype dt, int count, uint64_t **ranges, uint32_t *n);
+#endif

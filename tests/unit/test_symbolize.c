@@ -1,0 +1,103 @@
+/* The symbolizer on addresses inside this test: a return address (line of the call, computed
+ * with __LINE__), an inlined call site (innermost function name), a function's own address,
+ * a libc address without line info, unknown addresses, caching and concurrent use. */
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <unistd.h>
+
+#include "report/symbolize.h"
+#include "tap.h"
+
+static __attribute__((noinline)) uintptr_t return_address(void) {
+  uintptr_t r = (uintptr_t)__builtin_return_address(0);
+  __asm__ volatile("" ::: "memory");   /* not a tail call */
+  return r;
+}
+
+static int inlined_line;
+static inline __attribute__((always_inline)) uintptr_t inlined_caller(void) {
+  inlined_line = __LINE__; return return_address();
+}
+
+static __attribute__((noinline)) int a_local_function(int x) { return x * 3 + 1; }
+
+static bool ends_with(const char *s, const char *suffix) {
+  size_t n = strlen(s), m = strlen(suffix);
+  return n >= m && strcmp(s + n - m, suffix) == 0;
+}
+
+static uintptr_t thread_ret;
+static void *symbolize_thread(void *arg) {
+  hrace_srcloc_t loc;
+  bool *good = arg;
+  for (int i = 0; i < 200; i++) {
+    hrace__symbolize(thread_ret, &loc);
+    if (strcmp(loc.func, "main") != 0) *good = false;
+    if (i % 50 == 0) hrace__symbolize_refresh();
+  }
+  return NULL;
+}
+
+int main(void) {
+  plan(22);
+  hrace_srcloc_t loc;
+
+  /* A return address: the call's line, in main, in this file. */
+  uintptr_t ret = return_address(); int line = __LINE__;
+  ok(hrace__symbolize(ret, &loc), "return address is known");
+  is_string("main", loc.func, "function of the return address");
+  ok(ends_with(loc.file, "/test_symbolize.c"), "file ends with test_symbolize.c (%s)", loc.file);
+  is_int(line, loc.line, "line of the call");
+  ok(loc.file[0] == '/', "file is an absolute path");
+
+  /* Cached: same answer, same interned strings. */
+  hrace_srcloc_t again;
+  hrace__symbolize(ret, &again);
+  ok(again.func == loc.func && again.file == loc.file && again.line == loc.line,
+     "second lookup returns the cached strings");
+
+  /* A call inside an inlined function: the innermost (inlined) function is named. */
+  ret = inlined_caller();
+  ok(hrace__symbolize(ret, &loc), "inlined call site is known");
+  is_string("inlined_caller", loc.func, "innermost inlined function");
+  is_int(inlined_line, loc.line, "line inside the inlined function");
+
+  /* A function's own entry (+1 because the symbolizer looks up ret - 1). */
+  uintptr_t fn = (uintptr_t)&a_local_function;
+  ok(a_local_function(1) == 4, "a_local_function runs");
+  ok(hrace__symbolize(fn + 1, &loc), "function entry is known");
+  is_string("a_local_function", loc.func, "function name at its entry");
+  ok(ends_with(loc.file, "/test_symbolize.c") && loc.line > 0, "entry has file:line (%s:%d)",
+     loc.file, loc.line);
+
+  /* libc: a symbol name at least, and the module path when there is no line info. */
+  uintptr_t w = (uintptr_t)dlsym(RTLD_DEFAULT, "write");
+  ok(hrace__symbolize(w + 1, &loc), "libc address is known");
+  ok(strcmp(loc.func, "??") != 0, "libc function has a name (%s)", loc.func);
+  ok(strcmp(loc.file, "??") != 0, "libc address has a source or module path: %s:%d", loc.file,
+     loc.line);
+
+  /* Nothing mapped there. */
+  ok(!hrace__symbolize(0x10, &loc), "unmapped address is unknown");
+  ok(strcmp(loc.func, "??") == 0 && strcmp(loc.file, "??") == 0 && loc.line == 0,
+     "unknown gives ?? ?? 0");
+  ok(!hrace__symbolize(0, &loc) && strcmp(loc.func, "??") == 0, "0 is unknown");
+
+  /* After a refresh, lookups still work. */
+  hrace__symbolize_refresh();
+  ret = return_address(); line = __LINE__;
+  bool known = hrace__symbolize(ret, &loc);
+  ok(known && loc.line == line, "lookup after refresh (line %d)", loc.line);
+
+  /* Concurrent lookups and refreshes from several threads. */
+  thread_ret = ret;
+  pthread_t t[4];
+  bool good[4] = { true, true, true, true };
+  for (int i = 0; i < 4; i++) pthread_create(&t[i], NULL, symbolize_thread, &good[i]);
+  for (int i = 0; i < 4; i++) pthread_join(t[i], NULL);
+  ok(good[0] && good[1] && good[2] && good[3], "concurrent lookups agree");
+  ok(hrace__symbolize(ret, &loc) && strcmp(loc.func, "main") == 0, "still fine afterwards");
+
+  return tap_done();
+}
