@@ -14,11 +14,16 @@ static int in_epoch(const hrace_win_t *w, int target) {
 }
 
 uint32_t hrace__rma_atomic_class(MPI_Datatype dt) {
-  /* Datatype handles of predefined types are stable for the run: their value identifies the
-   * class. Open MPI handles are pointers; fold them into 32 bits. */
-  uintptr_t v = (uintptr_t)dt;
-  uint32_t c = (uint32_t)(v ^ (v >> 32));
-  return c ? c : 1;
+  /* The class must be equal at every origin: handles are addresses in Open MPI and differ
+   * between processes, names of predefined types don't. Hash the name (FNV-1a). For a
+   * derived target datatype, the accumulate's unit is its predefined element type; resolving
+   * that is part of issue 3, until then the derived type's own name stands for it. */
+  char name[MPI_MAX_OBJECT_NAME];
+  int len = 0;
+  if (PMPI_Type_get_name(dt, name, &len) != MPI_SUCCESS) len = 0;
+  uint32_t h = 2166136261u;
+  for (int i = 0; i < len; i++) h = (h ^ (unsigned char)name[i]) * 16777619u;
+  return h ? h : 1;
 }
 
 void hrace__rma_issue(hrace_win_t *w, unsigned op, uint16_t flags, uint32_t atomic_class,

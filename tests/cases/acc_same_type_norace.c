@@ -1,0 +1,28 @@
+/* hrace-test
+ * ranks: 3
+ * expect: no-race
+ */
+/* ranks 0 and 2 accumulate MPI_INT into the same location under shared locks: accumulates
+ * of one predefined type are atomic with each other. */
+#include <mpi.h>
+#include <stdio.h>
+
+int main(int argc, char **argv) {
+  int rank, *base;
+  MPI_Win win;
+  MPI_Init(&argc, &argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Win_allocate(4 * sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win);
+  for (int i = 0; i < 4; i++) base[i] = 0;
+  MPI_Barrier(MPI_COMM_WORLD);
+  int one = 1;
+  if (rank != 1) {
+    MPI_Win_lock(MPI_LOCK_SHARED, 1, 0, win);
+    MPI_Accumulate(&one, 1, MPI_INT, 1, 0, 1, MPI_INT, MPI_SUM, win);
+    MPI_Win_unlock(1, win);
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  MPI_Win_free(&win);
+  MPI_Finalize();
+  return 0;
+}

@@ -1,0 +1,32 @@
+/* hrace-test
+ * ranks: 2
+ * expect: no-race
+ */
+/* lock_all; put; flush; barrier: the flush completed the put before the barrier, so rank
+ * 1's load after the barrier is ordered. */
+#include <mpi.h>
+#include <stdio.h>
+
+int main(int argc, char **argv) {
+  int rank, *base;
+  MPI_Win win;
+  MPI_Init(&argc, &argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Win_allocate(4 * sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win);
+  for (int i = 0; i < 4; i++) base[i] = 0;
+  MPI_Barrier(MPI_COMM_WORLD);
+  int v = 9, x = 0;
+  MPI_Win_lock_all(0, win);
+  if (rank == 0) {
+    MPI_Put(&v, 1, MPI_INT, 1, 0, 1, MPI_INT, win);
+    MPI_Win_flush(1, win);
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (rank == 1) x = base[0];
+  MPI_Win_unlock_all(win);
+  printf("%d\n", x);
+  MPI_Barrier(MPI_COMM_WORLD);
+  MPI_Win_free(&win);
+  MPI_Finalize();
+  return 0;
+}
