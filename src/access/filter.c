@@ -48,7 +48,7 @@ static void publish(hrace_range_t *r, unsigned n) {
   }
 }
 
-void hrace__filter_add(uintptr_t lo, uintptr_t hi, void *owner) {
+void hrace__filter_add(uintptr_t lo, uintptr_t hi, int kind, void *owner) {
   if (hi <= lo) return;
   pthread_mutex_lock(&mu);
   hrace_ranges_t *old = atomic_load_explicit(&hrace__filter_ranges, memory_order_acquire);
@@ -56,7 +56,7 @@ void hrace__filter_add(uintptr_t lo, uintptr_t hi, void *owner) {
   hrace_range_t *r = malloc((n + 1) * sizeof *r);
   if (!r) abort();
   if (n) memcpy(r, old->r, n * sizeof *r);
-  r[n] = (hrace_range_t){ lo, hi, owner };
+  r[n] = (hrace_range_t){ lo, hi, kind, owner };
   publish(r, n + 1);
   free(r);
   pthread_mutex_unlock(&mu);

@@ -1,5 +1,5 @@
-/* The access filter: which addresses hrace tracks (local window memory today; in-flight RMA
- * buffers next). Almost every load and store misses, and the miss must cost a few
+/* The access filter: which addresses hrace tracks (local window memory, in-flight RMA
+ * buffers). Almost every load and store misses, and the miss must cost a few
  * instructions: two relaxed loads of globals and one compare. The tracked ranges are an
  * immutable sorted array replaced as a whole (copy on write) when a window comes or goes,
  * so readers take no lock and write nothing. */
@@ -12,9 +12,17 @@
 
 #define HRACE_FILTER_SLACK 16   /* widest single access: an access may start this far before lo */
 
+/* What a tracked range is. The access slow path dispatches on it. */
+enum hrace_track_kind {
+  HRACE_TRACK_WINDOW = 1,       /* local window memory: owner is the hrace_win_t */
+  HRACE_TRACK_BUFFER = 2,       /* an in-flight RMA operation's origin / result buffer: owner
+                                   is handed to hrace__buffer_access (src/rma/buffers.h) */
+};
+
 typedef struct hrace_range {
   uintptr_t lo, hi;             /* [lo, hi) */
-  void *owner;                  /* the hrace_win_t whose memory it is */
+  int kind;                     /* enum hrace_track_kind */
+  void *owner;
 } hrace_range_t;
 
 typedef struct hrace_ranges {
@@ -33,6 +41,6 @@ static inline bool hrace__filter_maybe(uintptr_t a) {
 /* For accesses of arbitrary length (memcpy, range accesses). */
 bool hrace__filter_overlaps(uintptr_t a, size_t len);
 
-void hrace__filter_add(uintptr_t lo, uintptr_t hi, void *owner);
+void hrace__filter_add(uintptr_t lo, uintptr_t hi, int kind, void *owner);
 void hrace__filter_remove(void *owner);
 #endif

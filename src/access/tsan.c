@@ -14,6 +14,7 @@
 #include "clocks/shadow.h"
 #include "core/race.h"
 #include "core/runtime.h"
+#include "rma/buffers.h"
 #include "rma/window.h"
 
 /* The slow path: the address is near tracked memory. Kept out of line so the per-access
@@ -26,9 +27,14 @@ HRACE_COLD static void slow(uintptr_t a, size_t len, uint16_t flags, uint16_t op
   for (unsigned i = 0; i < rs->n; i++) {
     const hrace_range_t *r = &rs->r[i];
     if (a >= r->hi || a + len <= r->lo) continue;
-    hrace_win_t *w = r->owner;
     uintptr_t lo = a > r->lo ? a : r->lo, hi = a + len < r->hi ? a + len : r->hi;
+    /* C11 atomics of one width are atomic with each other, not with MPI accumulates. */
     uint32_t cls = (flags & HRACE_ACC_ATOMIC) ? 0xA7000000u | (uint32_t)len : 0;
+    if (r->kind == HRACE_TRACK_BUFFER) {
+      hrace__buffer_access(r->owner, lo, hi - lo, flags, op, cls, pc);
+      continue;
+    }
+    hrace_win_t *w = r->owner;
     hrace_aid_t id = hrace__local_access(pc, flags, op, cls);
     hrace__shadow_access(&w->cells, lo - r->lo, hi - lo, id, hrace__thread_view(), hrace__race_sink, w);
   }

@@ -68,7 +68,7 @@ hrace_win_t *hrace__win_register(MPI_Win win, MPI_Comm comm, int kind, void *bas
   }
   wins[nwins++] = w;
   pthread_mutex_unlock(&mu);
-  if (w->size) hrace__filter_add((uintptr_t)base, (uintptr_t)base + w->size, w);
+  if (w->size) hrace__filter_add((uintptr_t)base, (uintptr_t)base + w->size, HRACE_TRACK_WINDOW, w);
   return w;
 }
 
