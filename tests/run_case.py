@@ -1,0 +1,351 @@
+#!/usr/bin/env python3
+"""Run one end-to-end case: compile it with hrace-cc, run it under `hrace run` with mpirun, and
+check the verdict and the racing source lines against the case's own header (docs/testing.md).
+
+usage: run_case.py --build DIR --work DIR [--repeat N] [--timeout S] CASE.c
+
+Prints TAP on stdout; exits 1 when any check fails, 2 on a usage error. Each job runs in its
+own session / process group and is killed as a whole when it exceeds the timeout.
+--repeat N (default: $HRACE_TEST_REPEAT or 1) runs the job N times and also fails when the
+verdict or the reported lines change from one run to the next."""
+
+import argparse
+import json
+import os
+import re
+import shlex
+import signal
+import subprocess
+import sys
+import time
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+RACE_EXIT = 66                   # hrace run's default exit status when a race was reported
+COMPILE_TIMEOUT = 180
+TAIL_LINES = 120                 # lines of job output shown on failure
+KEYS = ("ranks", "expect", "pair", "openmp", "env", "cflags")
+
+
+class HeaderError(Exception):
+    pass
+
+
+class Case:
+    def __init__(self, path):
+        self.path = path
+        self.name = os.path.splitext(os.path.basename(path))[0]
+        self.ranks = None
+        self.expect = None
+        self.pairs = set()
+        self.openmp = False
+        self.env = {}
+        self.cflags = []
+
+
+def parse_header(path):
+    """The `/* hrace-test ... */` block at the top of the file. Every line in it is `key: value`;
+    unknown keys, repeated single-valued keys and bad values are errors naming the line."""
+    case = Case(path)
+    with open(path, encoding="utf-8", errors="replace") as f:
+        lines = f.read().splitlines()
+    i = 0
+    while i < len(lines) and not lines[i].strip():
+        i += 1
+    if i == len(lines) or lines[i].strip() != "/* hrace-test":
+        raise HeaderError("the file must start with a `/* hrace-test` comment block")
+    seen = set()
+    closed = False
+    for number in range(i + 2, len(lines) + 1):
+        text = lines[number - 1].strip()
+        if text.endswith("*/"):
+            closed = True
+            text = text[:-2].rstrip()
+        if text.startswith("*"):
+            text = text[1:].strip()
+        if text:
+            m = re.fullmatch(r"([A-Za-z_-]+)\s*:\s*(.*)", text)
+            if not m:
+                hint = "" if lines[number - 1].lstrip().startswith("*") else \
+                    " (is the block closed with */?)"
+                raise HeaderError(f"line {number}: expected `key: value`, got {text!r}{hint}")
+            key, value = m.group(1), m.group(2).strip()
+            if key not in KEYS:
+                raise HeaderError(f"line {number}: unknown key {key!r} (known: {', '.join(KEYS)})")
+            if key in ("ranks", "expect", "openmp") and key in seen:
+                raise HeaderError(f"line {number}: {key!r} given twice")
+            seen.add(key)
+            set_key(case, key, value, number, len(lines))
+        if closed:
+            break
+    if not closed:
+        raise HeaderError("the hrace-test comment block is not closed with */")
+    if case.ranks is None or case.expect is None:
+        raise HeaderError("the header needs `ranks:` and `expect:`")
+    if case.expect == "race" and not case.pairs:
+        raise HeaderError("`expect: race` needs at least one `pair: LINE LINE`")
+    if case.expect == "no-race" and case.pairs:
+        raise HeaderError("`expect: no-race` cannot have `pair:` lines")
+    return case
+
+
+def set_key(case, key, value, number, nlines):
+    bad = f"line {number}: bad {key} {value!r}: "
+    if key == "ranks":
+        if not re.fullmatch(r"[1-9][0-9]*", value) or int(value) > 256:
+            raise HeaderError(bad + "want a number of ranks 1..256")
+        case.ranks = int(value)
+    elif key == "expect":
+        if value not in ("race", "no-race"):
+            raise HeaderError(bad + "want `race` or `no-race`")
+        case.expect = value
+    elif key == "pair":
+        parts = value.split()
+        if len(parts) != 2 or not all(re.fullmatch(r"[1-9][0-9]*", p) for p in parts):
+            raise HeaderError(bad + "want two source line numbers")
+        a, b = int(parts[0]), int(parts[1])
+        if max(a, b) > nlines:
+            raise HeaderError(bad + f"the file has only {nlines} lines")
+        case.pairs.add((min(a, b), max(a, b)))
+    elif key == "openmp":
+        if value not in ("yes", "no"):
+            raise HeaderError(bad + "want `yes` or `no`")
+        case.openmp = value == "yes"
+    elif key == "env":
+        m = re.fullmatch(r"([A-Za-z_][A-Za-z0-9_]*)=(.*)", value)
+        if not m:
+            raise HeaderError(bad + "want NAME=VALUE")
+        case.env[m.group(1)] = m.group(2)
+    elif key == "cflags":
+        try:
+            case.cflags += shlex.split(value)
+        except ValueError as e:
+            raise HeaderError(bad + str(e))
+
+
+# ---- TAP -------------------------------------------------------------------------------------
+
+class Tap:
+    def __init__(self, planned):
+        self.n = 0
+        self.failed = 0
+        print(f"1..{planned}", flush=True)
+
+    def ok(self, cond, name, wanted=None, got=None):
+        self.n += 1
+        print(f"{'ok' if cond else 'not ok'} {self.n} - {name}")
+        if not cond:
+            self.failed += 1
+            if wanted is not None or got is not None:
+                print(f"#   wanted: {wanted}\n#      got: {got}")
+        sys.stdout.flush()
+        return cond
+
+    def skip(self, name, why):
+        self.n += 1
+        print(f"ok {self.n} - {name} # SKIP {why}", flush=True)
+
+    @staticmethod
+    def diag(title, text):
+        lines = text.rstrip("\n").split("\n") if text.strip() else []
+        print(f"# {title}" + ("" if lines else " (empty)"))
+        if len(lines) > TAIL_LINES:
+            print(f"#   ... {len(lines) - TAIL_LINES} earlier lines not shown")
+            lines = lines[-TAIL_LINES:]
+        for line in lines:
+            print(f"#   {line}")
+        sys.stdout.flush()
+
+
+# ---- processes -------------------------------------------------------------------------------
+
+def session_members(sid):
+    pids = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as f:
+                stat = f.read()
+        except OSError:
+            continue
+        fields = stat[stat.rfind(")") + 2:].split()
+        if len(fields) > 3 and int(fields[3]) == sid:       # state ppid pgrp session
+            pids.append(int(entry))
+    return pids
+
+
+def kill_session(sid, sig):
+    """Signal the process group and every other process left in the session (ranks that put
+    themselves in a group of their own)."""
+    try:
+        os.killpg(sid, sig)
+    except OSError:
+        pass
+    for pid in session_members(sid):
+        try:
+            os.kill(pid, sig)
+        except OSError:
+            pass
+
+
+def run_in_session(cmd, cwd, env, timeout, out_path, err_path):
+    """Run CMD in a new session with output to files (no pipe a stray grandchild could hold
+    open). Returns (status, timed_out, leftovers)."""
+    with open(out_path, "w") as out, open(err_path, "w") as err:
+        try:
+            p = subprocess.Popen(cmd, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=out,
+                                 stderr=err, start_new_session=True)
+        except OSError as e:
+            err.write(f"cannot run {cmd[0]}: {e.strerror}\n")
+            return 127, False, 0
+        timed_out = False
+        try:
+            status = p.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            timed_out = True
+            kill_session(p.pid, signal.SIGTERM)
+            try:
+                status = p.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                kill_session(p.pid, signal.SIGKILL)
+                status = p.wait()
+        leftovers = session_members(p.pid)
+        if leftovers:
+            kill_session(p.pid, signal.SIGKILL)
+            deadline = time.time() + 5
+            while session_members(p.pid) and time.time() < deadline:
+                time.sleep(0.05)
+    return status, timed_out, len(leftovers)
+
+
+def read(path):
+    try:
+        with open(path, errors="replace") as f:
+            return f.read()
+    except OSError:
+        return ""
+
+
+def fmt_pairs(pairs):
+    return "{" + ", ".join(f"{a} {b}" for a, b in sorted(pairs)) + "}" if pairs is not None \
+        else "(no JSON report)"
+
+
+def reported_pairs(json_path, case_base):
+    """Unordered (line, line) pairs of the reported races whose both sides are in the case's
+    own file, or None when the report is missing or unreadable."""
+    try:
+        with open(json_path) as f:
+            races = [json.loads(line) for line in f if line.strip()]
+        pairs = set()
+        for r in races:
+            a, b = r["a"], r["b"]
+            if os.path.basename(a.get("file") or "") == case_base and \
+                    os.path.basename(b.get("file") or "") == case_base:
+                pairs.add((min(a["line"], b["line"]), max(a["line"], b["line"])))
+        return pairs
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return None
+
+
+# ---- main ------------------------------------------------------------------------------------
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--build", required=True, help="the hrace build directory (bin/, lib/)")
+    ap.add_argument("--work", required=True, help="directory for the case's binary and outputs")
+    ap.add_argument("--repeat", type=int, default=None, help="runs of the job (default 1)")
+    ap.add_argument("--timeout", type=float, default=60.0, help="seconds per run (default 60)")
+    ap.add_argument("case")
+    opts = ap.parse_args()
+    repeat = opts.repeat
+    if repeat is None:
+        env_repeat = os.environ.get("HRACE_TEST_REPEAT", "1")
+        if not env_repeat.isdigit():
+            ap.error(f"HRACE_TEST_REPEAT wants a positive integer, got {env_repeat!r}")
+        repeat = int(env_repeat)
+    if repeat < 1 or opts.timeout <= 0:
+        ap.error("--repeat and --timeout must be positive")
+
+    case_path = os.path.abspath(opts.case)
+    try:
+        case = parse_header(case_path)
+    except (HeaderError, OSError) as e:
+        tap = Tap(1)
+        tap.ok(False, f"header of {os.path.basename(case_path)}: {e}")
+        return 1
+
+    build = os.path.abspath(opts.build)
+    work = os.path.join(os.path.abspath(opts.work), case.name)
+    os.makedirs(work, exist_ok=True)
+    exe = os.path.join(work, case.name)
+    tap = Tap(1 + 2 * repeat + (1 if repeat > 1 else 0))
+
+    env = dict(os.environ)
+    env.update({"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1",
+                "OMPI_MCA_rmaps_base_oversubscribe": "1"})
+    env.update(case.env)
+
+    # Compile.
+    cc = [os.path.join(build, "bin", "hrace-cc")] + (["-fopenmp"] if case.openmp else []) + \
+        case.cflags + ["-I", os.path.join(REPO, "include"), case_path, "-o", exe]
+    if os.path.exists(exe):
+        os.unlink(exe)
+    status, timed_out, _ = run_in_session(cc, work, env, COMPILE_TIMEOUT,
+                                          os.path.join(work, "compile.out"),
+                                          os.path.join(work, "compile.err"))
+    compiled = status == 0 and not timed_out and os.path.isfile(exe)
+    if not tap.ok(compiled, f"compile {case.name}.c with hrace-cc"):
+        print("# " + " ".join(shlex.quote(c) for c in cc))
+        Tap.diag("compiler output:", read(os.path.join(work, "compile.out")) +
+                 read(os.path.join(work, "compile.err")))
+        for _ in range(tap_left(tap, repeat)):
+            tap.skip("run", "the case did not compile")
+        return 1
+
+    # Run, `repeat` times.
+    mpirun = os.environ.get("HRACE_TEST_MPIRUN", "mpirun")
+    want_status = RACE_EXIT if case.expect == "race" else 0
+    case_base = os.path.basename(case_path)
+    outcomes = []
+    for k in range(1, repeat + 1):
+        tag = f"run {k}/{repeat}" if repeat > 1 else "run"
+        json_path = os.path.join(work, f"races-{k}.jsonl")
+        out_path, err_path = (os.path.join(work, f"run-{k}.{s}") for s in ("stdout", "stderr"))
+        if os.path.exists(json_path):
+            os.unlink(json_path)
+        cmd = [os.path.join(build, "bin", "hrace"), "run", "--json", json_path, "--",
+               mpirun, "-np", str(case.ranks), "./" + case.name]
+        t0 = time.time()
+        status, timed_out, leftovers = run_in_session(cmd, work, env, opts.timeout,
+                                                      out_path, err_path)
+        took = time.time() - t0
+        if timed_out:
+            passed = tap.ok(False, f"{tag}: finished within {opts.timeout:g} s (killed)")
+        else:
+            passed = tap.ok(status == want_status,
+                            f"{tag}: exit status ({case.expect} expected, {took:.1f} s)",
+                            want_status, status)
+        pairs = reported_pairs(json_path, case_base)
+        passed &= tap.ok(pairs == case.pairs, f"{tag}: racing line pairs in {case_base}",
+                         fmt_pairs(case.pairs), fmt_pairs(pairs))
+        if leftovers:
+            print(f"# {leftovers} process(es) were still running after the job ended: killed")
+        if not passed:
+            print("# " + " ".join(shlex.quote(c) for c in cmd))
+            Tap.diag("job stderr:", read(err_path))
+            Tap.diag("job stdout:", read(out_path))
+        outcomes.append((None if timed_out else status, fmt_pairs(pairs)))
+    if repeat > 1:
+        stable = all(o == outcomes[0] for o in outcomes)
+        tap.ok(stable, f"verdict and lines the same in all {repeat} runs",
+               outcomes[0], next((o for o in outcomes if o != outcomes[0]), outcomes[0]))
+    return 1 if tap.failed else 0
+
+
+def tap_left(tap, repeat):
+    return 1 + 2 * repeat + (1 if repeat > 1 else 0) - tap.n
+
+
+if __name__ == "__main__":
+    sys.exit(main())

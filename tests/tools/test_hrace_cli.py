@@ -1,0 +1,286 @@
+#!/usr/bin/env python3
+"""TAP tests of the hrace launcher (tools/hrace) without MPI or the runtime: usage errors, the
+merge of hand-written rank reports (dedup across ranks, counts, malformed lines), and `run`
+with fake jobs (environment handed to the job, mpirun -x insertion, exit statuses).
+
+usage: test_hrace_cli.py [--hrace PATH]    (default: tools/hrace of this source tree)"""
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+n_run = n_failed = 0
+
+
+def ok(cond, name, wanted=None, got=None):
+    global n_run, n_failed
+    n_run += 1
+    print(f"{'ok' if cond else 'not ok'} {n_run} - {name}")
+    if not cond:
+        n_failed += 1
+        if wanted is not None or got is not None:
+            for label, v in (("wanted", wanted), ("got", got)):
+                text = v if isinstance(v, str) else repr(v)
+                lines = text.splitlines() or [""]
+                print(f"#   {label:>6}: {lines[0]}")
+                for line in lines[1:]:
+                    print(f"#           {line}")
+    sys.stdout.flush()
+    return cond
+
+
+def is_(wanted, got, name):
+    return ok(wanted == got, name, wanted, got)
+
+
+def side(op, rank, file, line, offset=0, size=4, thread=0, func="main"):
+    return {"op": op, "rank": rank, "thread": thread, "func": func, "file": file,
+            "line": line, "offset": offset, "size": size}
+
+
+def race(id_, rank, kind, a, b, window="win0", owner=1):
+    return {"type": "race", "id": id_, "rank": rank, "kind": kind, "window": window,
+            "owner": owner, "base": "0x7f0000001000", "a": a, "b": b}
+
+
+def write_jsonl(path, records, tail=""):
+    with open(path, "w") as f:
+        for r in records:
+            f.write((r if isinstance(r, str) else json.dumps(r)) + "\n")
+        f.write(tail)
+
+
+def main():
+    hrace = os.path.join(HERE, "..", "..", "tools", "hrace")
+    args = sys.argv[1:]
+    if len(args) == 2 and args[0] == "--hrace":
+        hrace = args[1]
+    elif args:
+        print(__doc__, file=sys.stderr)
+        return 2
+    tmp = tempfile.mkdtemp(prefix="hrace-cli-test-")
+    try:
+        return run_tests(os.path.abspath(hrace), tmp)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def run_tests(hrace_src, tmp):
+    # A private tree bin/hrace + lib/libhrace.so, so `run` finds "its" library. The library is a
+    # placeholder: the fake jobs below do not need it (ld.so just warns that it cannot preload it).
+    os.makedirs(os.path.join(tmp, "bin"))
+    os.makedirs(os.path.join(tmp, "lib"))
+    hrace = os.path.join(tmp, "bin", "hrace")
+    shutil.copy(hrace_src, hrace)
+    os.chmod(hrace, 0o755)
+    lib = os.path.realpath(os.path.join(tmp, "lib", "libhrace.so"))
+    open(lib, "w").close()
+
+    def H(*argv, env=None, cwd=None):
+        e = dict(os.environ)
+        for k in ("HRACE_OPTIONS", "LD_PRELOAD", "OMP_TOOL_LIBRARIES"):
+            e.pop(k, None)
+        e.update(env or {})
+        p = subprocess.run([sys.executable, hrace] + list(argv), env=e, cwd=cwd,
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=60)
+        return p.returncode, p.stdout, p.stderr
+
+    # ---- usage -------------------------------------------------------------------------------
+    rc, out, errs = H("--bogus")
+    is_(2, rc, "unknown option: exit 2")
+    ok("--bogus" in errs, "unknown option: named in the message", "--bogus in stderr", errs)
+    rc, out, errs = H("frobnicate")
+    ok(rc == 2 and "frobnicate" in errs, "unknown subcommand: exit 2, named", "2 + name",
+       (rc, errs))
+    rc, out, errs = H("run", "true")
+    ok(rc == 2 and "--" in errs, "run without `--`: exit 2", "2 + mention of --", (rc, errs))
+    rc, out, errs = H("run", "--")
+    ok(rc == 2 and "command" in errs, "run with no command: exit 2", "2", (rc, errs))
+    rc, out, errs = H("run", "--frob", "--", "true")
+    ok(rc == 2 and "--frob" in errs, "unknown run option: exit 2, named", "2", (rc, errs))
+    rc, out, errs = H("run", "--exitcode", "many", "--", "true")
+    ok(rc == 2 and "many" in errs, "malformed --exitcode: exit 2, value named", "2", (rc, errs))
+    rc, out, errs = H("--help")
+    ok(rc == 0 and "hrace run" in out, "--help: exit 0, shows run", "0", (rc, out))
+    rc, out, errs = H("version")
+    ok(rc == 0 and re.match(r"hrace \d+\.\d+", out), "version", "hrace X.Y", (rc, out))
+
+    # ---- merge: dedup across ranks, counts, text format ----------------------------------------
+    d = os.path.join(tmp, "reports")
+    os.makedirs(d)
+    x = "/abs/path/x.c"
+    put, load = side("MPI_Put", 0, x, 25), side("load", 1, x, 31)
+    write_jsonl(os.path.join(d, "rank-0.jsonl"), [
+        race(1, 0, "remote", put, load),
+        {"type": "race-count", "id": 1, "rank": 0, "count": 5},
+        race(2, 0, "rma-rma", side("MPI_Accumulate", 0, x, 40, 4, 8, thread=1),
+             side("MPI_Put", 0, x, 25, 0, 8)),
+        {"type": "summary", "rank": 0, "races": 4, "diagnostics": 0, "unreported": 2}])
+    write_jsonl(os.path.join(d, "rank-1.jsonl"), [
+        race(1, 1, "remote", load, put),                       # the same race, sides swapped
+        {"type": "diagnostic", "rank": 1, "severity": "error",
+         "message": "MPI_Put outside an epoch",
+         "func": "main", "file": x, "line": 12},
+        {"type": "race-count", "id": 1, "rank": 1, "count": 17},
+        {"type": "summary", "rank": 1, "races": 1, "diagnostics": 1}])
+    out_json = os.path.join(tmp, "merged.jsonl")
+    rc, out, errs = H("merge", d, "--json", out_json)
+    is_(66, rc, "merge with races: exit 66")
+    merged = [json.loads(line) for line in open(out_json)]
+    is_(2, len(merged), "duplicate race across ranks merged: 2 distinct in --json")
+    counts = sorted((m["kind"], m["count"]) for m in merged)
+    is_([("remote", 22), ("rma-rma", 1)], counts, "counts summed across ranks (5+17), default 1")
+    ok(all(m["type"] == "race" and "a" in m and "b" in m for m in merged),
+       "JSON lines keep the race objects", "type/a/b", merged)
+    want = "\n".join([
+        '==hrace== WARNING: data race (remote) on window "win0" of rank 1, bytes [0,4)',
+        "==hrace==   MPI_Put  by rank 0 thread 0 at main (x.c:25)",
+        "==hrace==   load     by rank 1 thread 0 at main (x.c:31)",
+        "==hrace==   (neither access is ordered before the other by MPI or OpenMP synchronisation)",
+        "==hrace==   seen 22 times"])
+    ok(want in errs, "text report of the merged race", want, errs)
+    ok("==hrace==   MPI_Accumulate by rank 0 thread 1 at main (x.c:40)" in errs
+       and "bytes [4,8)" in errs and "seen 1 time\n" in errs,
+       "text report of the rma-rma race (overlap of both ranges)", "...", errs)
+    ok("hrace: rank 1: error: MPI_Put outside an epoch at main (x.c:12)" in errs,
+       "diagnostic printed with rank and location", "diagnostic line", errs)
+    ok(errs.rstrip().endswith("hrace: 2 distinct data races in 3 reports"),
+       "summary line last", "hrace: 2 distinct data races in 3 reports", errs)
+    ok("warning" not in errs, "no warnings for well-formed complete reports", "", errs)
+    ok("hrace: note: 2 more distinct races counted but not reported" in errs,
+       "races over max_reports (summary \"unreported\") noted", "note", errs)
+    rc, out, errs = H("merge", d, "--quiet", "--exitcode", "7")
+    ok(rc == 7 and "WARNING: data race" not in errs and "2 distinct" in errs,
+       "--quiet and --exitcode", "7, summary only", (rc, errs))
+
+    # ---- merge: malformed and truncated lines, crashed rank ----------------------------------
+    d2 = os.path.join(tmp, "broken")
+    os.makedirs(d2)
+    write_jsonl(os.path.join(d2, "rank-0.jsonl"), [
+        race(1, 0, "remote", put, load),
+        "this is not JSON",
+        {"type": "race", "id": 2, "kind": "remote", "a": "load", "b": put},
+        race(3, 0, "origin-buffer", side("store", 0, None, 0), side("MPI_Put", 0, x, 25)),
+        {"type": "summary", "rank": 0, "races": 1, "diagnostics": 0}])
+    write_jsonl(os.path.join(d2, "rank-1.jsonl"),
+                [race(1, 1, "local", side("store", 1, x, 50, thread=1), side("load", 1, x, 51))],
+                tail='{"type":"race","id":2,"rank":1,"ki')       # cut off by a crash
+    rc, out, errs = H("merge", d2, "--json", out_json)
+    is_(66, rc, "malformed lines: still exit 66")
+    ok(re.search(r"rank-0\.jsonl:2: malformed", errs), "garbage line warned with file:line",
+       "rank-0.jsonl:2: malformed", errs)
+    ok(re.search(r"rank-0\.jsonl:3: malformed.*\"a\"", errs), "race with a malformed side warned",
+       "rank-0.jsonl:3", errs)
+    ok(re.search(r"rank-1\.jsonl:2: .*truncated", errs), "truncated last line warned",
+       "rank-1.jsonl:2 truncated", errs)
+    ok(re.search(r"rank-1\.jsonl has no summary", errs), "rank without summary warned",
+       "no summary", errs)
+    kinds = sorted(json.loads(line)["kind"] for line in open(out_json))
+    is_(["local", "origin-buffer", "remote"], kinds,
+        "the well-formed races of both files survive (also one with an unknown location)")
+    ok("store    by rank 0 thread 0 at main (??)" in errs, "unknown location shown as ??",
+       "... at main (??)", errs)
+
+    # ---- merge: nothing found ------------------------------------------------------------------
+    d3 = os.path.join(tmp, "clean")
+    os.makedirs(d3)
+    for r in (0, 1):
+        write_jsonl(os.path.join(d3, f"rank-{r}.jsonl"),
+                    [{"type": "summary", "rank": r, "races": 0, "diagnostics": 0}])
+    rc, out, errs = H("merge", d3, "--json", out_json)
+    ok(rc == 0 and errs == "", "no races: exit 0 and silent", "0, ''", (rc, errs))
+    is_("", open(out_json).read(), "no races: --json file written, empty")
+
+    # ---- run with fake jobs --------------------------------------------------------------------
+    job = os.path.join(tmp, "fakejob.py")
+    with open(job, "w") as f:
+        f.write(r'''import json, os, re, signal, sys
+opts = os.environ.get("HRACE_OPTIONS", "")
+d = re.findall(r"report_dir=(\S+)", opts)[-1]
+with open(os.path.join(os.path.dirname(sys.argv[0]), "env.json"), "w") as f:
+    seen = {k: os.environ.get(k) for k in ("LD_PRELOAD", "OMP_TOOL_LIBRARIES", "HRACE_OPTIONS")}
+    seen["report_dir"] = d
+    json.dump(seen, f)
+mode, status = sys.argv[1], int(sys.argv[2])
+rec = {"type": "race", "id": 1, "rank": 0, "kind": "remote", "window": "w", "owner": 1,
+       "a": {"op": "load", "rank": 1, "thread": 0, "func": "main", "file": "/t/y.c", "line": 9,
+             "offset": 0, "size": 4},
+       "b": {"op": "MPI_Put", "rank": 0, "thread": 0, "func": "main", "file": "/t/y.c", "line": 7,
+             "offset": 0, "size": 4}}
+with open(os.path.join(d, "rank-0.jsonl"), "w") as f:
+    if mode == "race":
+        f.write(json.dumps(rec) + "\n")
+    if status >= 0:
+        f.write(json.dumps({"type": "summary", "rank": 0, "races": int(mode == "race"),
+                            "diagnostics": 0}) + "\n")
+if status < 0:
+    sys.stdout.flush()
+    os.kill(os.getpid(), -status)
+sys.exit(status)
+''')
+    envfile = os.path.join(tmp, "env.json")
+    user_env = {"LD_PRELOAD": "/some/other.so", "HRACE_OPTIONS": "verbosity=1"}
+    rc, out, errs = H("run", "--json", out_json, "--", sys.executable, job, "race", "0",
+                      env=user_env)
+    is_(66, rc, "run: job reports a race, exits 0: hrace exits 66")
+    seen = json.load(open(envfile))
+    is_(lib + ":/some/other.so", seen["LD_PRELOAD"], "run: LD_PRELOAD prepended, user's kept")
+    is_(lib, seen["OMP_TOOL_LIBRARIES"], "run: OMP_TOOL_LIBRARIES is the library")
+    is_(f"verbosity=1 report_dir={seen['report_dir']} report_text=0", seen["HRACE_OPTIONS"],
+        "run: HRACE_OPTIONS keeps the user's, appends report_dir and report_text=0")
+    ok(os.path.isabs(seen["report_dir"]) and not os.path.exists(seen["report_dir"]),
+       "run: report dir absolute, removed afterwards", "absolute, gone", seen["report_dir"])
+    is_(1, len(open(out_json).readlines()), "run: --json has the race")
+    rc, out, errs = H("run", "--exitcode", "9", "--", sys.executable, job, "race", "0")
+    is_(9, rc, "run: --exitcode 9 with a race")
+    rc, out, errs = H("run", "--", sys.executable, job, "none", "3")
+    ok(rc == 3 and "data race" not in errs, "run: no race: the job's status (3), no report",
+       "3", (rc, errs))
+    rc, out, errs = H("run", "--", sys.executable, job, "race", "-9")
+    ok(rc == 66 and "y.c:9" in errs and "no summary" in errs,
+       "run: job killed after reporting: race still read, exit 66", "66", (rc, errs))
+    rc, out, errs = H("run", "--", sys.executable, job, "none", "-9")
+    is_(128 + 9, rc, "run: job killed by SIGKILL, no race: exit 137")
+    keep = os.path.join(tmp, "kept")
+    rc, out, errs = H("run", "--keep", keep, "--", sys.executable, job, "race", "0")
+    ok(rc == 66 and os.path.isfile(os.path.join(keep, "rank-0.jsonl")),
+       "run --keep keeps the reports",
+       "rank-0.jsonl in kept dir", os.listdir(keep) if os.path.isdir(keep) else None)
+    rc, out, errs = H("run", "--", os.path.join(tmp, "no-such-program"))
+    ok(rc == 127 and "no-such-program" in errs, "run: missing program: exit 127, named",
+       "127", (rc, errs))
+
+    # A fake Open MPI launcher named mpirun: records its arguments, drops the -x pairs and runs
+    # the job. The -x options must come right after `mpirun`.
+    fakebin = os.path.join(tmp, "fakebin")
+    os.makedirs(fakebin)
+    mpirun = os.path.join(fakebin, "mpirun")
+    argvfile = os.path.join(tmp, "mpirun-argv.json")
+    with open(mpirun, "w") as f:
+        f.write(f"""#!{sys.executable}
+import json, os, sys
+args = sys.argv[1:]
+json.dump(args, open({argvfile!r}, "w"))
+while args[:1] == ["-x"]:
+    args = args[2:]
+os.execv(sys.executable, [sys.executable] + args)
+""")
+    os.chmod(mpirun, 0o755)
+    rc, out, errs = H("run", "--", "mpirun", job, "race", "0",
+                      env={"PATH": fakebin + os.pathsep + os.environ.get("PATH", "")})
+    is_(["-x", "LD_PRELOAD", "-x", "OMP_TOOL_LIBRARIES", "-x", "HRACE_OPTIONS", job, "race", "0"],
+        json.load(open(argvfile)),
+        "run: -x LD_PRELOAD -x OMP_TOOL_LIBRARIES -x HRACE_OPTIONS after mpirun")
+    is_(66, rc, "run through a launcher: race reported, exit 66")
+
+    print(f"1..{n_run}")       # plan at the end: TAP allows it, and the count is kept once
+    return 1 if n_failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
