@@ -12,6 +12,7 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include "clocks/exporter.h"
 #include "clocks/vc.h"
 
 typedef uint32_t hrace_aid_t;   /* 0: none */
@@ -21,6 +22,10 @@ enum {
   HRACE_ACC_WRITE = 1u << 1,    /* modifies it (read-modify-write sets both) */
   HRACE_ACC_ATOMIC = 1u << 2,   /* atomic w.r.t. other accesses of the same atomic_class */
   HRACE_ACC_REMOTE = 1u << 3,   /* an RMA operation (origin may be this process) */
+  HRACE_ACC_FOREIGN = 1u << 4,  /* a load / store made by another process (shared memory):
+                                   like REMOTE, `loc` names its site, `pc` is meaningless */
+  HRACE_ACC_LOCALCLK = 1u << 5, /* stamped with a local thread time: `exporter` is the thread
+                                   number in this process, `clk` its local clock entry */
 };
 
 typedef struct hrace_access {
@@ -31,8 +36,9 @@ typedef struct hrace_access {
   uint32_t atomic_class;        /* non-zero: accesses of equal class don't race each other */
   int32_t rank;                 /* process that made the access */
   int32_t thread;               /* thread number in that process */
+  uint32_t stack;               /* local: interned call stack at the first access (0: none) */
   uintptr_t pc;                 /* local: return address into the code that made it */
-  const void *loc;              /* remote: the origin's source location (caller-owned, interned) */
+  const void *loc;              /* remote / foreign: the source location (caller-owned, interned) */
 } hrace_access_t;
 
 /* Allocate a descriptor (lock-free; callable from any thread). Fields are copied from *init. */
@@ -42,9 +48,16 @@ hrace_access_t *hrace__access_get(hrace_aid_t id);
 static inline void hrace__access_complete(hrace_access_t *a, hrace_clk_t c) {
   atomic_store_explicit(&a->clk, c, memory_order_release);
 }
-/* Did access a happen before the event whose clock is v? */
+/* Did access a happen before the event whose clock is v?
+ *   a stamped by an exporter (remote operations): v's global entry decides;
+ *   a stamped with a local thread time: v's local part decides when v is a thread of this
+ *   process; a clock from a message has no local part and is judged through the exporters'
+ *   snapshots (slow, once per MPI-level event). */
 static inline bool hrace__access_hb(const hrace_access_t *a, const hrace_vc_t *v) {
-  return hrace__epoch_hb(a->exporter, atomic_load_explicit(&a->clk, memory_order_acquire), v);
+  hrace_clk_t c = atomic_load_explicit(&a->clk, memory_order_acquire);
+  if (!(a->flags & HRACE_ACC_LOCALCLK)) return hrace__epoch_hb(a->exporter, c, v);
+  if (v->local) return hrace__epoch_hb(a->exporter, c, v->local);
+  return hrace__exporters_cover(a->exporter, c, v);
 }
 /* Do a and b conflict: same location assumed; at least one writes, and not both atomic of the
  * same class. */

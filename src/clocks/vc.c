@@ -7,6 +7,7 @@
 
 void hrace__vc_init(hrace_vc_t *v, uint32_t n) {
   v->n = n;
+  v->local = NULL;
   v->c = n ? calloc(n, sizeof *v->c) : NULL;
   if (n && !v->c) abort();
 }
@@ -15,19 +16,32 @@ void hrace__vc_free(hrace_vc_t *v) {
   free(v->c);
   v->c = NULL;
   v->n = 0;
+  v->local = NULL;
+}
+
+void hrace__vc_grow(hrace_vc_t *v, uint32_t n) {
+  if (n <= v->n) return;
+  hrace_clk_t *c = realloc(v->c, n * sizeof *c);
+  if (!c) abort();
+  memset(c + v->n, 0, (n - v->n) * sizeof *c);
+  v->c = c;
+  v->n = n;
 }
 
 void hrace__vc_copy(hrace_vc_t *dst, const hrace_vc_t *src) {
   if (dst->n != src->n) {
+    const hrace_vc_t *local = dst->local;
     hrace__vc_free(dst);
     hrace__vc_init(dst, src->n);
+    dst->local = local;
   }
   if (src->n) memcpy(dst->c, src->c, src->n * sizeof *src->c);
 }
 
 void hrace__vc_join_raw(hrace_vc_t *dst, const hrace_clk_t *src, uint32_t n) {
-  uint32_t m = n < dst->n ? n : dst->n;
-  for (uint32_t i = 0; i < m; i++)
+  while (n && !src[n - 1]) n--;          /* trailing zeros add nothing */
+  hrace__vc_grow(dst, n);
+  for (uint32_t i = 0; i < n; i++)
     if (src[i] > dst->c[i]) dst->c[i] = src[i];
 }
 

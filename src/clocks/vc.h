@@ -18,13 +18,20 @@ typedef uint32_t hrace_clk_t;
 typedef struct hrace_vc {
   uint32_t n;        /* number of entries */
   hrace_clk_t *c;    /* n entries, owned */
+  /* A thread's own clock has two parts (DESIGN "Clocks: hybrid"): this one, over exporters,
+   * which travels between processes, and a local part over the threads of its process, which
+   * never leaves it. A view used for checks points at its local part here; a clock that came
+   * in a message has none (NULL), and local accesses are then judged through the exporters'
+   * snapshots (exporter.h). */
+  const struct hrace_vc *local;
 } hrace_vc_t;
 
 void hrace__vc_init(hrace_vc_t *v, uint32_t n);           /* all zero */
 void hrace__vc_free(hrace_vc_t *v);
 void hrace__vc_copy(hrace_vc_t *dst, const hrace_vc_t *src); /* resizes dst */
 void hrace__vc_join(hrace_vc_t *dst, const hrace_vc_t *src); /* dst = max(dst, src) */
-void hrace__vc_join_raw(hrace_vc_t *dst, const hrace_clk_t *src, uint32_t n);
+void hrace__vc_join_raw(hrace_vc_t *dst, const hrace_clk_t *src, uint32_t n); /* grows dst */
+void hrace__vc_grow(hrace_vc_t *v, uint32_t n);             /* at least n entries, new ones 0 */
 bool hrace__vc_leq(const hrace_vc_t *a, const hrace_vc_t *b); /* a <= b pointwise */
 /* a || b: neither a <= b nor b <= a */
 bool hrace__vc_concurrent(const hrace_vc_t *a, const hrace_vc_t *b);

@@ -1,9 +1,24 @@
-/* Process and thread state, the process clock's signal / wait, and per-segment access
- * descriptors (see runtime.h). */
+/* Process and thread state, the hybrid clocks' signal / wait / release / acquire, and
+ * per-segment access descriptors (see runtime.h).
+ *
+ *   event                      local part l (threads)        global part g (exporters)
+ *   thread starts              l[self] = 1                   -
+ *   release into sync object   s.l |= l; l[self]++           s.g |= g
+ *   acquire from sync object   l |= s.l                      g |= s.g
+ *   signal (publish g)         snapshot (g[e], l); l[self]++ g[e]++ after publishing
+ *   wait (receive G)           l |= snapshots G brings back  g |= G
+ *
+ * "self" is the current context (the thread's own, or the explicit task it runs). A local access
+ * is stamped (self, l[self]); an RMA operation completed by exporter e is stamped (e, k), k the
+ * value e publishes next. Ticks happen after the event, so later accesses are not covered. */
 #include "core/runtime.h"
 
 #include <stdatomic.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "clocks/exporter.h"
 #include "core/log.h"
 #include "core/options.h"
 
@@ -21,14 +36,37 @@ const char *hrace__op_name(unsigned op) { return op < HRACE_OP_COUNT ? op_names[
 static __thread hrace_thread_t self __attribute__((tls_model("initial-exec"), aligned(64)));
 static __thread bool self_ready __attribute__((tls_model("initial-exec")));
 static _Atomic int next_tid;
+static _Atomic uint32_t next_idx;    /* entries of the local clock part: threads and tasks */
+
+static void ctx_init(hrace_ctx_t *c, uint32_t idx) {
+  c->idx = idx;
+  hrace__vc_init(&c->l, idx + 1);
+  c->l.c[idx] = 1;                   /* 0 would be covered by every clock */
+  hrace__vc_init(&c->g, 0);
+  c->g.local = &c->l;
+}
 
 hrace_thread_t *hrace__thread(void) {
   if (HRACE_UNLIKELY(!self_ready)) {
+    self_ready = true;
     self.tid = atomic_fetch_add(&next_tid, 1);
     self.reply_tag = 1000 + self.tid;
-    self_ready = true;
+    self.exporter = UINT32_MAX;
+    self.published = 1;
+    ctx_init(&self.base, atomic_fetch_add(&next_idx, 1));
+    self.cur = &self.base;
   }
   return &self;
+}
+
+void hrace__thread_internal(void) {
+  hrace_thread_t *t = &self;
+  self_ready = true;
+  t->tid = -1;
+  t->reply_tag = 999;
+  t->exporter = UINT32_MAX;
+  t->cur = &t->base;                 /* never used for accesses: depth stays 1 */
+  t->depth = 1;                      /* nothing this thread does is the application's */
 }
 
 void hrace__runtime_init(void) { hrace__options_init(); }
@@ -39,38 +77,184 @@ __attribute__((constructor)) static void runtime_ctor(void) {
   hrace__runtime_init();
 }
 
+void hrace__runtime_mpi_init(int rank, int size, int required) {
+  long slots = hrace__opt.exporters;
+  if (slots <= 0) {
+    /* Up to FUNNELED only one thread calls MPI: one entry per rank. Otherwise one per thread
+     * that may call it, bounded by what OpenMP will run. */
+    if (required <= MPI_THREAD_FUNNELED) {
+      slots = 1;
+    } else {
+      const char *env = getenv("OMP_NUM_THREADS");
+      slots = env && atoi(env) > 0 ? atoi(env) : sysconf(_SC_NPROCESSORS_ONLN);
+      if (slots < 2) slots = 2;
+    }
+  }
+  if (slots > 64) slots = 64;
+  hrace__exporters_init(rank, size, (int)slots);
+  hrace__vc_init(&hrace__proc.vc, hrace__exporters_len());
+}
+
 static void dump(const char *what, const char *why) {
   if (!hrace__opt.dump_clocks) return;
-  char buf[512];
-  dprintf(2, "hrace: rank %d: clock %s at %s: %s\n", hrace__proc.rank, what, why,
-          hrace__vc_format(&hrace__proc.vc, buf, sizeof buf));
+  hrace_thread_t *t = hrace__thread();
+  char g[512], l[256];
+  dprintf(2, "hrace: rank %d thread %d ctx %u: clock %s at %s: g=%s l=%s\n", hrace__proc.rank,
+          t->tid, t->cur->idx, what, why, hrace__vc_format(&t->cur->g, g, sizeof g),
+          hrace__vc_format(&t->cur->l, l, sizeof l));
+}
+
+/* The thread's exporter entry, assigned on first use; the current context's global part is
+ * made long enough to hold every entry. */
+static uint32_t exporter(hrace_thread_t *t) {
+  if (HRACE_UNLIKELY(t->exporter == UINT32_MAX)) t->exporter = hrace__exporter_of(t->tid);
+  hrace__vc_grow(&t->cur->g, hrace__clock_len());
+  return t->exporter;
+}
+
+uint32_t hrace__thread_exporter(void) { return exporter(hrace__thread()); }
+
+/* A completion now is stamped with the value the thread publishes next: receivers of earlier
+ * publications are not ordered after it, receivers of the next one are. The completing context
+ * itself knows it at once (its later accesses follow the completion in program order). */
+hrace_clk_t hrace__thread_epoch(void) {
+  hrace_thread_t *t = hrace__thread();
+  uint32_t e = exporter(t);
+  if (t->cur->g.c[e] < t->published) t->cur->g.c[e] = t->published;
+  return t->published;
+}
+
+/* The exporter entry counts the thread's publications, whichever context made them; the
+ * publishing context knows at least that much of its own thread. */
+const hrace_vc_t *hrace__signal_clock(void) {
+  hrace_thread_t *t = hrace__thread();
+  uint32_t e = exporter(t);
+  if (t->cur->g.c[e] < t->published) t->cur->g.c[e] = t->published;
+  return &t->cur->g;
 }
 
 void hrace__signal_done(const char *why) {
+  hrace_thread_t *t = hrace__thread();
+  hrace_ctx_t *c = t->cur;
+  uint32_t e = exporter(t);
   dump("signal", why);
-  hrace__vc_tick(&hrace__proc.vc, (uint32_t)hrace__proc.rank);
+  hrace__exporter_snapshot(e, t->published, &c->l);
+  t->published++;                    /* c->g.c[e] stays at the value just published */
+  c->l.c[c->idx]++;
 }
 
-void hrace__wait(const hrace_clk_t *c, uint32_t n, const char *why) {
-  hrace__vc_join_raw(&hrace__proc.vc, c, n);
+void hrace__wait(const hrace_clk_t *clk, uint32_t n, const char *why) {
+  hrace_thread_t *t = hrace__thread();
+  hrace_vc_t got = { .n = n, .c = (hrace_clk_t *)clk };
+  hrace__vc_join_raw(&t->cur->g, clk, n);
+  hrace__exporters_recall(&got, &t->cur->l);
   dump("wait", why);
+}
+
+void hrace__sync_obj_init(hrace_sync_t *s) {
+  pthread_mutex_init(&s->mu, NULL);
+  hrace__vc_init(&s->l, 0);
+  hrace__vc_init(&s->g, 0);
+}
+
+void hrace__sync_obj_destroy(hrace_sync_t *s) {
+  pthread_mutex_destroy(&s->mu);
+  hrace__vc_free(&s->l);
+  hrace__vc_free(&s->g);
+}
+
+void hrace__release(hrace_sync_t *s, const char *why) {
+  hrace_thread_t *t = hrace__thread();
+  if (t->tid < 0) return;
+  hrace_ctx_t *c = t->cur;
+  pthread_mutex_lock(&s->mu);
+  hrace__vc_join(&s->l, &c->l);
+  hrace__vc_join(&s->g, &c->g);
+  pthread_mutex_unlock(&s->mu);
+  c->l.c[c->idx]++;
+  dump("release", why);
+}
+
+void hrace__acquire(hrace_sync_t *s, const char *why) {
+  hrace_thread_t *t = hrace__thread();
+  if (t->tid < 0) return;
+  hrace_ctx_t *c = t->cur;
+  pthread_mutex_lock(&s->mu);
+  hrace__vc_join(&c->l, &s->l);
+  hrace__vc_join(&c->g, &s->g);
+  pthread_mutex_unlock(&s->mu);
+  dump("acquire", why);
+}
+
+/* Entries of ended task contexts, for reuse. An entry may serve a new task only when the old
+ * owner's end is already ordered before the new task's creation (the creator knows its final
+ * value): then everything the old owner did happened before the new task anyway, and the new
+ * owner's stamps start above it. Otherwise a fresh entry is taken. */
+#define FREE_MAX 256
+static struct { uint32_t idx; hrace_clk_t last; } free_idx[FREE_MAX];
+static unsigned nfree;
+static pthread_mutex_t free_mu = PTHREAD_MUTEX_INITIALIZER;
+
+hrace_ctx_t *hrace__ctx_new(void) {
+  hrace_thread_t *t = hrace__thread();
+  hrace_ctx_t *cr = t->cur, *c = malloc(sizeof *c);
+  if (!c) abort();
+  uint32_t idx = UINT32_MAX;
+  pthread_mutex_lock(&free_mu);
+  for (unsigned i = nfree, tries = 0; i-- > 0 && tries < 8; tries++) {
+    uint32_t cand = free_idx[i].idx;
+    if (cand < cr->l.n && cr->l.c[cand] >= free_idx[i].last) {
+      idx = cand;
+      free_idx[i] = free_idx[--nfree];
+      break;
+    }
+  }
+  pthread_mutex_unlock(&free_mu);
+  if (idx == UINT32_MAX) idx = atomic_fetch_add(&next_idx, 1);
+  c->idx = idx;
+  hrace__vc_init(&c->l, 0);
+  hrace__vc_copy(&c->l, &cr->l);
+  hrace__vc_grow(&c->l, idx + 1);
+  c->l.c[idx]++;                     /* above every stamp of a previous owner */
+  hrace__vc_init(&c->g, 0);
+  hrace__vc_copy(&c->g, &cr->g);
+  c->g.local = &c->l;
+  cr->l.c[cr->idx]++;                /* the creator's later accesses are not the task's past */
+  return c;
+}
+
+void hrace__ctx_switch(hrace_ctx_t *c) {
+  hrace_thread_t *t = hrace__thread();
+  if (t->tid >= 0) t->cur = c ? c : &t->base;
+}
+
+void hrace__ctx_end(hrace_ctx_t *c) {
+  pthread_mutex_lock(&free_mu);
+  if (nfree < FREE_MAX) free_idx[nfree++] = (typeof(free_idx[0])){ c->idx, c->l.c[c->idx] };
+  pthread_mutex_unlock(&free_mu);
+  hrace__vc_free(&c->l);
+  hrace__vc_free(&c->g);
+  free(c);
 }
 
 hrace_aid_t hrace__local_access(uintptr_t pc, uint16_t flags, uint16_t op, uint32_t atomic_class) {
   hrace_thread_t *t = hrace__thread();
-  hrace_clk_t epoch = hrace__thread_epoch();
+  hrace_ctx_t *c = t->cur;
+  hrace_clk_t epoch = c->l.c[c->idx];
+  flags |= HRACE_ACC_LOCALCLK;
   unsigned slot = (unsigned)((pc >> 2) ^ flags) & (HRACE_CACHE - 1);
-  if (t->cache[slot].pc == pc && t->cache[slot].epoch == epoch && t->cache[slot].flags == flags &&
-      t->cache[slot].id)
+  if (t->cache[slot].pc == pc && t->cache[slot].epoch == epoch && t->cache[slot].idx == c->idx &&
+      t->cache[slot].flags == flags && t->cache[slot].id)
     return t->cache[slot].id;
   hrace_access_t a = {
-    .exporter = hrace__thread_exporter(), .flags = flags, .op = op,
-    .atomic_class = atomic_class, .rank = hrace__proc.rank, .thread = t->tid, .pc = pc,
+    .exporter = c->idx, .flags = flags, .op = op, .atomic_class = atomic_class,
+    .rank = hrace__proc.rank, .thread = t->tid, .pc = pc,
   };
   atomic_init(&a.clk, epoch);
   hrace_aid_t id = hrace__access_new(&a);
   t->cache[slot].pc = pc;
   t->cache[slot].epoch = epoch;
+  t->cache[slot].idx = c->idx;
   t->cache[slot].flags = flags;
   t->cache[slot].id = id;
   return id;

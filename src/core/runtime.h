@@ -1,10 +1,12 @@
 /* Process and thread state of the hrace runtime, and the operations every layer shares:
- * the process clock (signal / wait), per-thread access descriptors, op labels.
+ * clocks (signal / wait between processes, release / acquire between threads), per-thread
+ * access descriptors, op labels.
  *
- * Clock model today: one exporter per MPI process (entry = world rank). The hybrid
- * per-thread clocks of DESIGN "Clocks: hybrid, precise, compact" replace this in issue 7;
- * every caller goes through hrace__signal / hrace__wait / hrace__thread_view so that the
- * change stays inside this module. */
+ * Clock model (DESIGN "Clocks: hybrid, precise, compact"; docs/design.md): each thread has a
+ * local part over the threads of its process (OpenMP synchronisation joins it) and a global
+ * part over exporters (threads that made an MPI synchronisation call; clocks/exporter.h). Only
+ * the global part travels between processes; local accesses are related to it through the
+ * exporters' snapshots. */
 #ifndef HRACE_CORE_RUNTIME_H
 #define HRACE_CORE_RUNTIME_H
 #include <mpi.h>
@@ -39,33 +41,71 @@ typedef struct hrace_proc {
   bool mpi_ready;            /* between our MPI_Init and MPI_Finalize wrappers */
   MPI_Comm ctl;              /* hrace's own communicator: records, lock tokens, acks */
   MPI_Comm world_shadow;     /* clock exchanges of MPI_COMM_WORLD's collectives */
-  hrace_vc_t vc;             /* the process clock (entry per exporter) */
+  hrace_vc_t vc;             /* only .n is meaningful: the length of a clock in a message */
 } hrace_proc_t;
 
 extern hrace_proc_t hrace__proc;
+
+/* A clock context: what runs on a thread at a time. The thread's own (its implicit task), or an
+ * explicit OpenMP task's: tasks carry their own clocks, so two tasks that happen to run on one
+ * thread are not ordered by that accident. `idx` is the context's entry in the local part. */
+typedef struct hrace_ctx {
+  uint32_t idx;
+  hrace_vc_t l;              /* local clock part: entry per context of this process */
+  hrace_vc_t g;              /* global clock part: entry per exporter; g.local = &l */
+} hrace_ctx_t;
 
 #define HRACE_CACHE 64
 typedef struct hrace_thread {
   int tid;                   /* thread number in this process (0: the initial thread) */
   int depth;                 /* re-entry depth of hrace's wrappers on this thread */
   int reply_tag;             /* tag of replies to this thread's requests on hrace__proc.ctl */
-  /* Descriptor cache for this thread's current segment, keyed by code address and kind. */
-  struct { uintptr_t pc; hrace_clk_t epoch; uint16_t flags; hrace_aid_t id; } cache[HRACE_CACHE];
+  uint32_t exporter;         /* global clock entry, once the thread has published (else ~0) */
+  hrace_clk_t published;     /* the exporter entry's value: monotone across contexts */
+  hrace_ctx_t base;          /* the thread's own context (idx == tid) */
+  hrace_ctx_t *cur;          /* the context running now: &base or an explicit task's */
+  /* Descriptor cache for the current segment, keyed by context, code address and kind. */
+  struct { uintptr_t pc; hrace_clk_t epoch; uint32_t idx; uint16_t flags; hrace_aid_t id; } cache[HRACE_CACHE];
 } hrace_thread_t;
 
 hrace_thread_t *hrace__thread(void);
 
-/* The exporter / epoch of the calling thread, and the clock its accesses are checked with. */
-static inline uint32_t hrace__thread_exporter(void) { return (uint32_t)hrace__proc.rank; }
-static inline hrace_clk_t hrace__thread_epoch(void) { return hrace__proc.vc.c[hrace__proc.rank]; }
-static inline const hrace_vc_t *hrace__thread_view(void) { return &hrace__proc.vc; }
+/* The calling thread's clock as a view for checks (global part, pointing at its local part). */
+static inline const hrace_vc_t *hrace__thread_view(void) { return &hrace__thread()->cur->g; }
+/* The calling thread's global clock entry, and that entry's current value: what a completion
+ * made now by this thread (unlock, flush, fence) is stamped with. Makes the thread an exporter. */
+uint32_t hrace__thread_exporter(void);
+hrace_clk_t hrace__thread_epoch(void);
 
-/* Signal: the caller is about to publish its clock (send it, or deposit it at a lock); after
- * the publication, hrace__signal_done ticks the caller's entry so that later accesses are not
- * covered. Wait: join a received clock. */
-static inline const hrace_vc_t *hrace__signal_clock(void) { return &hrace__proc.vc; }
+/* Between processes. Signal: the caller publishes hrace__signal_clock() (sends it, or deposits
+ * it at a lock), then calls hrace__signal_done, which records the snapshot and ticks, so that
+ * later accesses are not covered. Wait: join a received clock (and the local knowledge it
+ * brings back about this process's exporters). */
+const hrace_vc_t *hrace__signal_clock(void);
 void hrace__signal_done(const char *why);
 void hrace__wait(const hrace_clk_t *c, uint32_t n, const char *why);
+/* Length of a clock in a message (same at every process). */
+static inline uint32_t hrace__clock_len(void) { return hrace__proc.vc.n; }
+
+/* Between threads of this process: a synchronisation object (mutex, barrier generation,
+ * parallel region, task) holds the join of the clocks released into it. */
+typedef struct hrace_sync {
+  pthread_mutex_t mu;
+  hrace_vc_t l, g;
+} hrace_sync_t;
+void hrace__sync_obj_init(hrace_sync_t *s);
+void hrace__sync_obj_destroy(hrace_sync_t *s);
+void hrace__release(hrace_sync_t *s, const char *why);   /* s joins the caller's clock; tick */
+void hrace__acquire(hrace_sync_t *s, const char *why);   /* the caller joins s */
+
+/* Explicit tasks' contexts: created from the creating context (the creation edge), run by
+ * switching the thread's current context, ended when the task completes. */
+hrace_ctx_t *hrace__ctx_new(void);                /* copy of the caller's context; caller ticks */
+void hrace__ctx_switch(hrace_ctx_t *c);           /* NULL: back to the thread's own */
+void hrace__ctx_end(hrace_ctx_t *c);              /* its index may serve a later task */
+
+/* After MPI_Init: rank, size and the thread level the application asked for. */
+void hrace__runtime_mpi_init(int rank, int size, int required);
 
 /* The descriptor of the calling thread's access of kind (flags, op) at code address pc in its
  * current segment: cached, created on first use. */
@@ -73,4 +113,6 @@ hrace_aid_t hrace__local_access(uintptr_t pc, uint16_t flags, uint16_t op, uint3
 
 /* Lazy runtime init (options, logging); safe to call from any entry point, any time. */
 void hrace__runtime_init(void);
+/* Mark the calling thread as hrace's own (the progress thread): no clocks, never reported. */
+void hrace__thread_internal(void);
 #endif

@@ -28,7 +28,7 @@ static int start(int *argc, char ***argv, int required, int *provided) {
   PMPI_Comm_dup(MPI_COMM_WORLD, &hrace__proc.ctl);
   PMPI_Comm_dup(MPI_COMM_WORLD, &hrace__proc.world_shadow);
   PMPI_Comm_set_name(hrace__proc.ctl, "hrace-ctl");
-  hrace__vc_init(&hrace__proc.vc, (uint32_t)hrace__proc.size);
+  hrace__runtime_mpi_init(hrace__proc.rank, hrace__proc.size, required);
   hrace__progress_start();
   hrace__proc.mpi_ready = true;
   return rc;

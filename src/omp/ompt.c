@@ -1,17 +1,349 @@
-/* The OMPT tool: libomp finds ompt_start_tool in this library (through OMP_TOOL_LIBRARIES or
- * the preload alone). Today it registers thread begin so that every OpenMP thread has its
- * hrace thread state before its first access; the per-thread clocks of fork / join / barrier /
- * locks / tasks arrive with issue 7. */
+/* The OMPT tool: OpenMP synchronisation as happens-before between the threads of a process.
+ * libomp finds ompt_start_tool here (through OMP_TOOL_LIBRARIES or the preload alone).
+ *
+ *   event (OMPT callback)              action (runtime.h: release = publish + tick, acquire = join)
+ *   parallel begin                     encountering thread releases into region.fork
+ *   implicit task begin (worker)       acquire region.fork
+ *   implicit task end                  release into region.join
+ *   parallel end                       encountering thread acquires region.join
+ *   barrier begin (any kind)           release into region.barrier[n % 2]   (n: this thread's
+ *   barrier end                        acquire region.barrier[n % 2] and      barrier count; two
+ *                                      region.tasks_done; n++                 generations, as a
+ *                                                                             thread can reach
+ *                                                                             n+1 before another
+ *                                                                             leaves n)
+ *   mutex released (lock, nest lock,   release into mutex[wait_id]
+ *     critical, ordered)
+ *   mutex acquired                     acquire mutex[wait_id]
+ *   task create                        the task's own clock context starts as a copy of the
+ *                                      creator's (which then ticks)
+ *   task switch (schedule)             the thread runs the next task's context
+ *   task starts (schedule, first time) acquire its dependences:
+ *                                      in: dep[addr].out; out/inout: dep[addr].out + .in;
+ *                                      mutexinoutset: dep[addr].mutex
+ *   task completes (schedule)          release into parent.children, each enclosing taskgroup,
+ *                                      region.tasks_done, and dep[addr] (.in for in, .out for
+ *                                      out/inout, .mutex for mutexinoutset)
+ *   taskwait end                       acquire task.children
+ *   taskgroup begin / end              push a group / acquire it and pop
+ *   masked, single, sections, loop,    nothing: their only synchronisation is the barriers,
+ *     flush, reduction                 which arrive as barrier events (master has none)
+ *
+ * Explicit tasks have clock contexts of their own (runtime.h), so two tasks that happen to run
+ * on one thread are not ordered by that accident, and verdicts don't depend on scheduling. */
 #include <omp-tools.h>
-#include <stddef.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "core/runtime.h"
 
-static void on_thread_begin(ompt_thread_t type, ompt_data_t *data) { hrace__thread(); }
+typedef struct region {
+  _Atomic int refs;
+  hrace_sync_t fork, join, barrier[2], tasks_done;
+} region_t;
 
-static int tool_init(ompt_function_lookup_t lookup, int initial_device, ompt_data_t *data) {
-  ompt_set_callback_t set = (ompt_set_callback_t)lookup("ompt_set_callback");
-  if (set) set(ompt_callback_thread_begin, (ompt_callback_t)on_thread_begin);
+typedef struct group {             /* a taskgroup */
+  _Atomic int refs;
+  struct group *outer;
+  hrace_sync_t done;
+} group_t;
+
+typedef struct task {
+  _Atomic int refs;
+  struct task *parent;
+  region_t *region;
+  group_t *group;                  /* innermost taskgroup this task belongs to / has opened */
+  unsigned barriers;               /* implicit tasks: barriers passed */
+  int started, implicit;
+  hrace_ctx_t *ctx;                /* explicit tasks: their own clock context */
+  hrace_sync_t children;
+  unsigned ndeps;
+  ompt_dependence_t *deps;
+} task_t;
+
+/* ---- reference counting: tasks can outlive their parent, workers their region's end ---- */
+
+static region_t *region_new(void) {
+  region_t *r = calloc(1, sizeof *r);
+  if (!r) abort();
+  atomic_init(&r->refs, 1);
+  hrace__sync_obj_init(&r->fork);
+  hrace__sync_obj_init(&r->join);
+  hrace__sync_obj_init(&r->barrier[0]);
+  hrace__sync_obj_init(&r->barrier[1]);
+  hrace__sync_obj_init(&r->tasks_done);
+  return r;
+}
+static region_t *region_ref(region_t *r) { if (r) atomic_fetch_add(&r->refs, 1); return r; }
+static void region_unref(region_t *r) {
+  if (!r || atomic_fetch_sub(&r->refs, 1) != 1) return;
+  hrace__sync_obj_destroy(&r->fork);
+  hrace__sync_obj_destroy(&r->join);
+  hrace__sync_obj_destroy(&r->barrier[0]);
+  hrace__sync_obj_destroy(&r->barrier[1]);
+  hrace__sync_obj_destroy(&r->tasks_done);
+  free(r);
+}
+
+static group_t *group_ref(group_t *g) { if (g) atomic_fetch_add(&g->refs, 1); return g; }
+static void group_unref(group_t *g) {
+  while (g && atomic_fetch_sub(&g->refs, 1) == 1) {
+    group_t *outer = g->outer;
+    hrace__sync_obj_destroy(&g->done);
+    free(g);
+    g = outer;
+  }
+}
+
+static task_t *task_new(task_t *parent, region_t *region, int implicit) {
+  task_t *t = calloc(1, sizeof *t);
+  if (!t) abort();
+  atomic_init(&t->refs, 1);
+  t->parent = parent;
+  if (parent) atomic_fetch_add(&parent->refs, 1);
+  t->region = region_ref(region);
+  t->group = group_ref(parent ? parent->group : NULL);
+  t->implicit = implicit;
+  hrace__sync_obj_init(&t->children);
+  return t;
+}
+static void task_unref(task_t *t) {
+  while (t && atomic_fetch_sub(&t->refs, 1) == 1) {
+    task_t *parent = t->parent;
+    region_unref(t->region);
+    group_unref(t->group);
+    if (t->ctx) hrace__ctx_end(t->ctx);
+    hrace__sync_obj_destroy(&t->children);
+    free(t->deps);
+    free(t);
+    t = parent;
+  }
+}
+
+/* ---- sync objects keyed by address: mutexes (wait_id) and dependences (variable address) ---- */
+
+typedef struct keyed {
+  uint64_t key;
+  hrace_sync_t a, b;               /* mutex: a; dependence: a = out, b = in */
+  hrace_sync_t mutex;              /* dependence: mutexinoutset */
+  struct keyed *next;
+} keyed_t;
+
+#define BUCKETS 1024
+typedef struct table { pthread_mutex_t mu; keyed_t *b[BUCKETS]; } table_t;
+static table_t mutexes = { PTHREAD_MUTEX_INITIALIZER, { 0 } };
+static table_t depvars = { PTHREAD_MUTEX_INITIALIZER, { 0 } };
+
+static keyed_t *lookup(table_t *t, uint64_t key) {
+  unsigned h = (unsigned)((key * 0x9E3779B97F4A7C15ull) >> 54) & (BUCKETS - 1);
+  pthread_mutex_lock(&t->mu);
+  keyed_t *k;
+  for (k = t->b[h]; k; k = k->next)
+    if (k->key == key) break;
+  if (!k) {
+    k = calloc(1, sizeof *k);
+    if (!k) abort();
+    k->key = key;
+    hrace__sync_obj_init(&k->a);
+    hrace__sync_obj_init(&k->b);
+    hrace__sync_obj_init(&k->mutex);
+    k->next = t->b[h];
+    t->b[h] = k;
+  }
+  pthread_mutex_unlock(&t->mu);
+  return k;   /* entries are never removed: a reused address only adds edges already implied */
+}
+
+/* ---- callbacks ---- */
+
+static void on_thread_begin(ompt_thread_t type, ompt_data_t *thread_data) { hrace__thread(); }
+
+static void on_parallel_begin(ompt_data_t *task_data, const ompt_frame_t *frame,
+                              ompt_data_t *parallel_data, unsigned int requested, int flags,
+                              const void *codeptr) {
+  region_t *r = region_new();
+  parallel_data->ptr = r;
+  hrace__release(&r->fork, "parallel begin");
+}
+
+static void on_parallel_end(ompt_data_t *parallel_data, ompt_data_t *task_data, int flags,
+                            const void *codeptr) {
+  region_t *r = parallel_data->ptr;
+  if (!r) return;
+  hrace__acquire(&r->join, "parallel end");
+  hrace__acquire(&r->tasks_done, "parallel end");
+  parallel_data->ptr = NULL;
+  region_unref(r);
+}
+
+static void on_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t *parallel_data,
+                             ompt_data_t *task_data, unsigned int actual, unsigned int index,
+                             int flags) {
+  if (endpoint == ompt_scope_begin) {
+    region_t *r = (flags & ompt_task_initial) || !parallel_data ? NULL : parallel_data->ptr;
+    task_t *t = task_new(NULL, r, 1);
+    t->started = 1;
+    task_data->ptr = t;
+    if (r) hrace__acquire(&r->fork, "implicit task begin");
+  } else {
+    task_t *t = task_data->ptr;
+    if (!t) return;
+    if (t->region) hrace__release(&t->region->join, "implicit task end");
+    task_data->ptr = NULL;
+    task_unref(t);
+  }
+}
+
+static int is_barrier(ompt_sync_region_t kind) {
+  switch (kind) {
+  case ompt_sync_region_barrier:
+  case ompt_sync_region_barrier_implicit:
+  case ompt_sync_region_barrier_explicit:
+  case ompt_sync_region_barrier_implementation:
+  case ompt_sync_region_barrier_implicit_workshare:
+  case ompt_sync_region_barrier_implicit_parallel:
+  case ompt_sync_region_barrier_teams:
+    return 1;
+  default:
+    return 0;
+  }
+}
+
+static void on_sync_region(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoint,
+                           ompt_data_t *parallel_data, ompt_data_t *task_data, const void *codeptr) {
+  task_t *t = task_data ? task_data->ptr : NULL;
+  if (!t) return;
+  if (is_barrier(kind)) {
+    region_t *r = t->region;
+    if (!r) return;                           /* a team of one */
+    hrace_sync_t *gen = &r->barrier[t->barriers & 1];
+    if (endpoint == ompt_scope_begin) {
+      hrace__release(gen, "barrier");
+    } else {
+      hrace__acquire(gen, "barrier");
+      hrace__acquire(&r->tasks_done, "barrier");
+      t->barriers++;
+    }
+  } else if (kind == ompt_sync_region_taskwait) {
+    if (endpoint == ompt_scope_end) hrace__acquire(&t->children, "taskwait");
+  } else if (kind == ompt_sync_region_taskgroup) {
+    if (endpoint == ompt_scope_begin) {
+      group_t *g = calloc(1, sizeof *g);
+      if (!g) abort();
+      atomic_init(&g->refs, 1);
+      g->outer = t->group;                    /* takes over t's reference to the outer group */
+      hrace__sync_obj_init(&g->done);
+      t->group = g;
+    } else if (t->group) {
+      group_t *g = t->group;
+      hrace__acquire(&g->done, "taskgroup end");
+      t->group = group_ref(g->outer);
+      group_unref(g);
+    }
+  }
+}
+
+static void on_mutex_acquired(ompt_mutex_t kind, ompt_wait_id_t wait_id, const void *codeptr) {
+  hrace__acquire(&lookup(&mutexes, wait_id)->a, "mutex acquired");
+}
+
+static void on_mutex_released(ompt_mutex_t kind, ompt_wait_id_t wait_id, const void *codeptr) {
+  hrace__release(&lookup(&mutexes, wait_id)->a, "mutex released");
+}
+
+static void on_task_create(ompt_data_t *parent_data, const ompt_frame_t *frame,
+                           ompt_data_t *new_data, int flags, int has_deps, const void *codeptr) {
+  if (flags & ompt_task_initial) return;
+  task_t *parent = parent_data ? parent_data->ptr : NULL;
+  task_t *t = task_new(parent, parent ? parent->region : NULL, 0);
+  new_data->ptr = t;
+  t->ctx = hrace__ctx_new();               /* the creation edge: a copy of the creator's clock */
+}
+
+static void on_dependences(ompt_data_t *task_data, const ompt_dependence_t *deps, int ndeps) {
+  task_t *t = task_data ? task_data->ptr : NULL;
+  if (!t || ndeps <= 0) return;
+  t->deps = malloc(ndeps * sizeof *deps);
+  if (!t->deps) abort();
+  memcpy(t->deps, deps, ndeps * sizeof *deps);
+  t->ndeps = (unsigned)ndeps;
+}
+
+static uint64_t dep_key(const ompt_dependence_t *d) { return (uint64_t)(uintptr_t)d->variable.ptr; }
+
+/* Runs in the task's own context (the caller switched to it). */
+static void task_starts(task_t *t) {
+  t->started = 1;
+  for (unsigned i = 0; i < t->ndeps; i++) {
+    keyed_t *k = lookup(&depvars, dep_key(&t->deps[i]));
+    switch (t->deps[i].dependence_type) {
+    case ompt_dependence_type_in:
+      hrace__acquire(&k->a, "depend(in)");
+      break;
+    case ompt_dependence_type_mutexinoutset:
+      hrace__acquire(&k->a, "depend(mutexinoutset)");
+      hrace__acquire(&k->mutex, "depend(mutexinoutset)");
+      break;
+    default:                                  /* out, inout, inoutset, source, sink */
+      hrace__acquire(&k->a, "depend(out)");
+      hrace__acquire(&k->b, "depend(out)");
+    }
+  }
+}
+
+static void task_completes(task_t *t) {
+  if (t->parent) hrace__release(&t->parent->children, "task complete");
+  for (group_t *g = t->group; g; g = g->outer) hrace__release(&g->done, "task complete");
+  if (t->region) hrace__release(&t->region->tasks_done, "task complete");
+  for (unsigned i = 0; i < t->ndeps; i++) {
+    keyed_t *k = lookup(&depvars, dep_key(&t->deps[i]));
+    switch (t->deps[i].dependence_type) {
+    case ompt_dependence_type_in:
+      hrace__release(&k->b, "depend(in) done");
+      break;
+    case ompt_dependence_type_mutexinoutset:
+      hrace__release(&k->mutex, "depend(mutexinoutset) done");
+      hrace__release(&k->b, "depend(mutexinoutset) done");
+      break;
+    default:
+      hrace__release(&k->a, "depend(out) done");
+    }
+  }
+}
+
+/* Runs on the thread that executed the task, still in the task's context. */
+static void on_task_schedule(ompt_data_t *prior_data, ompt_task_status_t prior_status,
+                             ompt_data_t *next_data) {
+  task_t *prior = prior_data ? prior_data->ptr : NULL;
+  if (prior && !prior->implicit &&
+      (prior_status == ompt_task_complete || prior_status == ompt_task_late_fulfill)) {
+    hrace__ctx_switch(prior->ctx);
+    task_completes(prior);
+    prior_data->ptr = NULL;
+    task_unref(prior);
+  }
+  task_t *next = next_data ? next_data->ptr : NULL;
+  hrace__ctx_switch(next && !next->implicit ? next->ctx : NULL);
+  if (next && !next->implicit && !next->started) task_starts(next);
+}
+
+/* ---- registration ---- */
+
+static int tool_init(ompt_function_lookup_t lookup_fn, int initial_device, ompt_data_t *data) {
+  ompt_set_callback_t set = (ompt_set_callback_t)lookup_fn("ompt_set_callback");
+  if (!set) return 0;
+  set(ompt_callback_thread_begin, (ompt_callback_t)on_thread_begin);
+  set(ompt_callback_parallel_begin, (ompt_callback_t)on_parallel_begin);
+  set(ompt_callback_parallel_end, (ompt_callback_t)on_parallel_end);
+  set(ompt_callback_implicit_task, (ompt_callback_t)on_implicit_task);
+  set(ompt_callback_sync_region, (ompt_callback_t)on_sync_region);
+  set(ompt_callback_mutex_acquired, (ompt_callback_t)on_mutex_acquired);
+  set(ompt_callback_mutex_released, (ompt_callback_t)on_mutex_released);
+  set(ompt_callback_task_create, (ompt_callback_t)on_task_create);
+  set(ompt_callback_dependences, (ompt_callback_t)on_dependences);
+  set(ompt_callback_task_schedule, (ompt_callback_t)on_task_schedule);
   return 1;   /* keep the tool active */
 }
 

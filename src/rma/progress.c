@@ -236,7 +236,7 @@ static void *progress_main(void *arg) {
   sigfillset(&all);
   pthread_sigmask(SIG_BLOCK, &all, NULL);   /* the application's handlers run on its threads */
   prctl(PR_SET_TIMERSLACK, 1000UL);         /* 1 us: short idle sleeps stay short */
-  hrace__thread()->depth = 1;               /* nothing here is the application's */
+  hrace__thread_internal();                 /* nothing here is the application's */
   long idle = 0;
   for (;;) {
     int flag = 0, n;

@@ -1,0 +1,144 @@
+/* Exporter registry and snapshot histories (see exporter.h).
+ *
+ * Each exporter's history is appended only by its own thread and read by any thread (the
+ * progress thread judging a record, a thread receiving a message), under the exporter's
+ * mutex: both happen once per MPI call, never per load or store. Consecutive snapshots whose
+ * local clocks are equal share one array, so a rank that calls MPI often without OpenMP
+ * activity in between pays a few bytes per call. */
+#include "clocks/exporter.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct snap {
+  hrace_clk_t k;            /* the exporter's entry when it published */
+  uint32_t n;               /* entries of l */
+  const hrace_clk_t *l;     /* local clock then (shared with neighbours when equal) */
+} snap_t;
+
+typedef struct exporter {
+  int tid;                  /* local thread, -1: slot free */
+  pthread_mutex_t mu;
+  snap_t *h;
+  unsigned nh, caph;
+} exporter_t;
+
+#define MAX_SLOTS 64
+static int my_rank = 0, nprocs = 1, nslots = 1;
+static exporter_t ex[MAX_SLOTS];
+static _Atomic int used_slots;
+static pthread_mutex_t assign_mu = PTHREAD_MUTEX_INITIALIZER;
+static int warned;
+
+void hrace__exporters_init(int rank, int np, int slots) {
+  my_rank = rank;
+  nprocs = np > 0 ? np : 1;
+  nslots = slots < 1 ? 1 : slots > MAX_SLOTS ? MAX_SLOTS : slots;
+  for (int i = 0; i < MAX_SLOTS; i++) {
+    if (!ex[i].h) pthread_mutex_init(&ex[i].mu, NULL);
+    if (i >= atomic_load(&used_slots)) ex[i].tid = -1;
+  }
+}
+
+uint32_t hrace__exporters_len(void) { return (uint32_t)(nprocs * nslots); }
+
+static uint32_t index_of(int slot) { return (uint32_t)(my_rank + nprocs * slot); }
+
+uint32_t hrace__exporter_of(int tid) {
+  int n = atomic_load_explicit(&used_slots, memory_order_acquire);
+  for (int s = 0; s < n; s++)
+    if (ex[s].tid == tid) return index_of(s);
+  pthread_mutex_lock(&assign_mu);
+  n = atomic_load(&used_slots);
+  int s;
+  for (s = 0; s < n; s++)
+    if (ex[s].tid == tid) break;
+  if (s == n) {
+    if (n < nslots) {
+      ex[n].tid = tid;
+      atomic_store_explicit(&used_slots, n + 1, memory_order_release);
+    } else {
+      s = nslots - 1;
+      if (!warned) {
+        warned = 1;
+        fprintf(stderr, "hrace: rank %d: warning: more than %d threads make MPI calls; the later "
+                "ones share one clock entry, so hrace may miss races between them "
+                "(raise HRACE_OPTIONS=exporters=N)\n", my_rank, nslots);
+      }
+    }
+  }
+  pthread_mutex_unlock(&assign_mu);
+  return index_of(s);
+}
+
+static exporter_t *own(uint32_t e) {
+  if (e % (uint32_t)nprocs != (uint32_t)my_rank) return NULL;
+  uint32_t s = e / (uint32_t)nprocs;
+  return s < (uint32_t)nslots ? &ex[s] : NULL;
+}
+
+void hrace__exporter_snapshot(uint32_t e, hrace_clk_t k, const hrace_vc_t *l) {
+  exporter_t *x = own(e);
+  if (!x) return;
+  pthread_mutex_lock(&x->mu);
+  if (x->nh == x->caph) {
+    x->caph = x->caph ? 2 * x->caph : 16;
+    x->h = realloc(x->h, x->caph * sizeof *x->h);
+    if (!x->h) abort();
+  }
+  const snap_t *prev = x->nh ? &x->h[x->nh - 1] : NULL;
+  const hrace_clk_t *arr;
+  if (prev && prev->n == l->n && !memcmp(prev->l, l->c, l->n * sizeof *l->c)) {
+    arr = prev->l;
+  } else {
+    hrace_clk_t *c = malloc((l->n ? l->n : 1) * sizeof *c);
+    if (!c) abort();
+    if (l->n) memcpy(c, l->c, l->n * sizeof *c);
+    arr = c;
+  }
+  x->h[x->nh++] = (snap_t){ k, l->n, arr };
+  pthread_mutex_unlock(&x->mu);
+}
+
+/* The latest snapshot of x at or below k (caller holds x->mu), or NULL. Entries grow with the
+ * history, so binary search. */
+static const snap_t *at_or_below(const exporter_t *x, hrace_clk_t k) {
+  unsigned lo = 0, hi = x->nh;
+  while (lo < hi) {
+    unsigned mid = (lo + hi) / 2;
+    if (x->h[mid].k <= k) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo ? &x->h[lo - 1] : NULL;
+}
+
+bool hrace__exporters_cover(uint32_t tid, hrace_clk_t c, const hrace_vc_t *g) {
+  int n = atomic_load_explicit(&used_slots, memory_order_acquire);
+  for (int s = 0; s < n; s++) {
+    uint32_t e = index_of(s);
+    if (e >= g->n || !g->c[e]) continue;
+    exporter_t *x = &ex[s];
+    pthread_mutex_lock(&x->mu);
+    const snap_t *sn = at_or_below(x, g->c[e]);
+    bool hit = sn && tid < sn->n && c <= sn->l[tid];
+    pthread_mutex_unlock(&x->mu);
+    if (hit) return true;
+  }
+  return false;
+}
+
+void hrace__exporters_recall(const hrace_vc_t *g, hrace_vc_t *l) {
+  int n = atomic_load_explicit(&used_slots, memory_order_acquire);
+  for (int s = 0; s < n; s++) {
+    uint32_t e = index_of(s);
+    if (e >= g->n || !g->c[e]) continue;
+    exporter_t *x = &ex[s];
+    pthread_mutex_lock(&x->mu);
+    const snap_t *sn = at_or_below(x, g->c[e]);
+    if (sn) hrace__vc_join_raw(l, sn->l, sn->n);
+    pthread_mutex_unlock(&x->mu);
+  }
+}

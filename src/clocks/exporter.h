@@ -1,0 +1,37 @@
+/* Exporters: the threads of this process that have published their clock to other processes
+ * (made an MPI synchronisation call), and what each knew locally at each publication.
+ *
+ * Index space of the global clock part: entry e = rank + nprocs * slot, where slot numbers the
+ * exporting threads of a rank (0 for the first, usually the initial thread). A program whose MPI
+ * calls come from one thread per rank therefore has exactly one entry per rank. Entries are
+ * dense (fixed length nprocs * slots) so every collective exchange is one MPI_Allreduce(MAX)
+ * and every message's clock has a length known to both sides; see docs/design.md.
+ *
+ * A snapshot (k, L) says: when exporter e published with its entry at k, its thread's local
+ * clock was L. Two uses:
+ *  - cover: a local access (thread u, local time c) happened before an event with global clock
+ *    G iff some exporter e of this process has a snapshot (k, L) with k <= G[e] and c <= L[u];
+ *  - recall: a clock that comes back to this process (G[e] = k for its own e) brings back the
+ *    local knowledge L of e's latest snapshot at or below k. */
+#ifndef HRACE_CLOCKS_EXPORTER_H
+#define HRACE_CLOCKS_EXPORTER_H
+#include <stdbool.h>
+#include <stdint.h>
+#include "clocks/vc.h"
+
+/* rank / nprocs of this process; `slots` exporters per rank (>= 1). Before this is called
+ * (no MPI yet) every thread is exporter index of slot 0 of rank 0 with nprocs 1. */
+void hrace__exporters_init(int rank, int nprocs, int slots);
+/* Length of the global clock part: nprocs * slots. */
+uint32_t hrace__exporters_len(void);
+/* The global entry of local thread `tid`, assigning it a slot on first use. When all slots are
+ * taken, further threads share the last slot (orderings between them are then over-approximated;
+ * a warning says so once). */
+uint32_t hrace__exporter_of(int tid);
+/* Record that exporter e published with entry value k while its local clock was l. */
+void hrace__exporter_snapshot(uint32_t e, hrace_clk_t k, const hrace_vc_t *l);
+/* Is the local access (tid, c) covered by a snapshot that the global clock g knows of? */
+bool hrace__exporters_cover(uint32_t tid, hrace_clk_t c, const hrace_vc_t *g);
+/* Join into l the local knowledge that g carries about this process's exporters. */
+void hrace__exporters_recall(const hrace_vc_t *g, hrace_vc_t *l);
+#endif

@@ -1,0 +1,33 @@
+/* hrace-test
+ * ranks: 1
+ * expect: no-race
+ * openmp: yes
+ * env: OMP_NUM_THREADS=2
+ */
+/* a worksharing loop stores; its implicit barrier orders the loads of the next loop. */
+#include <mpi.h>
+#include <omp.h>
+#include <stdio.h>
+
+int main(int argc, char **argv) {
+  int rank, provided, *base;
+  MPI_Win win;
+  MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Win_allocate(8 * sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win);
+  for (int i = 0; i < 8; i++) base[i] = 0;
+  MPI_Barrier(MPI_COMM_WORLD);
+  int x = 0;
+  #pragma omp parallel num_threads(2) reduction(+ : x)
+  {
+    #pragma omp for schedule(static, 1)
+    for (int i = 0; i < 8; i++) base[i] = i;
+    #pragma omp for schedule(static, 1)
+    for (int i = 0; i < 8; i++) x += base[7 - i];
+  }
+  printf("%d\n", x);
+  MPI_Barrier(MPI_COMM_WORLD);
+  MPI_Win_free(&win);
+  MPI_Finalize();
+  return 0;
+}
