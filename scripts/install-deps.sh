@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Install what hrace needs to build and run, on Debian 12 (or a derivative with the same package
 # names), and only what is missing: Open MPI, LLVM's libomp (OMPT), libelf/libdw (symbols),
-# clang (instrumentation), pkg-config and make. Idempotent; a no-op when all is there.
+# clang (instrumentation), pkg-config and make; for the tests, python3's jsonschema (validates
+# SARIF). Idempotent; a no-op when all is there.
 # Runs apt-get as root, or through sudo when not root.
 set -euo pipefail
 
@@ -26,6 +27,10 @@ for p in "${packages[@]}"; do
     installed "$p" || missing+=("$p")
   fi
 done
+# The tests run python3 from PATH; Debian's package serves it when it has no jsonschema itself.
+if ! python3 -c 'import jsonschema' >/dev/null 2>&1 && ! installed python3-jsonschema; then
+  missing+=(python3-jsonschema)
+fi
 if ((${#missing[@]} == 0)); then
   echo "install-deps: all dependencies are installed"
   exit 0

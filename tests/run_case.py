@@ -14,6 +14,7 @@ import json
 import os
 import re
 import shlex
+import shutil
 import signal
 import subprocess
 import sys
@@ -23,7 +24,15 @@ REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RACE_EXIT = 66                   # hrace run's default exit status when a race was reported
 COMPILE_TIMEOUT = 180
 TAIL_LINES = 120                 # lines of job output shown on failure
-KEYS = ("ranks", "expect", "pair", "openmp", "env", "cflags")
+KEYS = ("ranks", "expect", "pair", "openmp", "env", "cflags", "count", "suppressions", "golden",
+        "cc", "fortran", "todo")
+# cc: COMPILER        build with HRACE_CC=COMPILER (e.g. gcc) instead of hrace-cc's default
+# fortran: FILE...    Fortran sources beside the case, compiled with hrace-fort and linked in;
+#                     `pair:` sides in them are written FILE:LINE
+# todo: REASON        the verdict depends on work not done yet: its tests are TAP TODO (they
+#                     may fail without failing the case; the case must still compile)
+GOLDEN_DIR = os.path.join(REPO, "tests", "golden")
+SARIF_SCHEMA = os.path.join(GOLDEN_DIR, "sarif-2.1.0-rtm.5.json")
 
 
 class HeaderError(Exception):
@@ -40,6 +49,12 @@ class Case:
         self.openmp = False
         self.env = {}
         self.cflags = []
+        self.counts = {}             # (line, line) -> occurrences the merged report must show
+        self.suppressions = None     # absolute path, for hrace run --suppressions
+        self.golden = None           # name of the golden files in tests/golden
+        self.cc = None               # HRACE_CC for the compile, or hrace-cc's default
+        self.fortran = []            # absolute paths of Fortran companion sources
+        self.todo = None             # why the verdict may not hold yet (TAP TODO)
 
 
 def parse_header(path):
@@ -71,7 +86,8 @@ def parse_header(path):
             key, value = m.group(1), m.group(2).strip()
             if key not in KEYS:
                 raise HeaderError(f"line {number}: unknown key {key!r} (known: {', '.join(KEYS)})")
-            if key in ("ranks", "expect", "openmp") and key in seen:
+            if key in ("ranks", "expect", "openmp", "suppressions", "golden", "cc", "todo") \
+                    and key in seen:
                 raise HeaderError(f"line {number}: {key!r} given twice")
             seen.add(key)
             set_key(case, key, value, number, len(lines))
@@ -85,6 +101,10 @@ def parse_header(path):
         raise HeaderError("`expect: race` needs at least one `pair: LINE LINE`")
     if case.expect == "no-race" and case.pairs:
         raise HeaderError("`expect: no-race` cannot have `pair:` lines")
+    missing = set(case.counts) - case.pairs
+    if missing:
+        a, b = sorted(missing)[0]
+        raise HeaderError(f"`count: {a} {b} ...` names no `pair: {a} {b}`")
     return case
 
 
@@ -98,6 +118,15 @@ def set_key(case, key, value, number, nlines):
         if value not in ("race", "no-race"):
             raise HeaderError(bad + "want `race` or `no-race`")
         case.expect = value
+    elif key == "pair" and ":" in value:
+        # Sides in companion files (fortran:) are FILE:LINE; a side in the case itself may
+        # still be a plain LINE.
+        parts = value.split()
+        sides = [re.fullmatch(r"(?:([A-Za-z0-9_.+-]+):)?([1-9][0-9]*)", p) for p in parts]
+        if len(parts) != 2 or not all(sides):
+            raise HeaderError(bad + "want two sides, each LINE or FILE:LINE")
+        own = os.path.basename(case.path)
+        case.pairs.add(norm_pair(*[(m.group(1) or own, int(m.group(2))) for m in sides], own))
     elif key == "pair":
         parts = value.split()
         if len(parts) != 2 or not all(re.fullmatch(r"[1-9][0-9]*", p) for p in parts):
@@ -106,6 +135,20 @@ def set_key(case, key, value, number, nlines):
         if max(a, b) > nlines:
             raise HeaderError(bad + f"the file has only {nlines} lines")
         case.pairs.add((min(a, b), max(a, b)))
+    elif key == "cc":
+        if not re.fullmatch(r"[A-Za-z0-9_.+/-]+", value):
+            raise HeaderError(bad + "want one compiler command, e.g. gcc")
+        case.cc = value
+    elif key == "fortran":
+        for name in value.split():
+            path = os.path.join(os.path.dirname(case.path), name)
+            if not os.path.isfile(path):
+                raise HeaderError(bad + f"no file {name!r} beside the case")
+            case.fortran.append(os.path.abspath(path))
+    elif key == "todo":
+        if not value:
+            raise HeaderError(bad + "say what the verdict waits for")
+        case.todo = value
     elif key == "openmp":
         if value not in ("yes", "no"):
             raise HeaderError(bad + "want `yes` or `no`")
@@ -120,6 +163,21 @@ def set_key(case, key, value, number, nlines):
             case.cflags += shlex.split(value)
         except ValueError as e:
             raise HeaderError(bad + str(e))
+    elif key == "count":
+        parts = value.split()
+        if len(parts) != 3 or not all(re.fullmatch(r"[1-9][0-9]*", p) for p in parts):
+            raise HeaderError(bad + "want two source line numbers and a count")
+        a, b, n = (int(p) for p in parts)
+        case.counts[(min(a, b), max(a, b))] = n
+    elif key == "suppressions":
+        path = os.path.join(os.path.dirname(case.path), value)
+        if not os.path.isfile(path):
+            raise HeaderError(bad + "no such file beside the case")
+        case.suppressions = os.path.abspath(path)
+    elif key == "golden":
+        if not re.fullmatch(r"[A-Za-z0-9_-]+", value):
+            raise HeaderError(bad + "want a name of letters, digits, _ and -")
+        case.golden = value
 
 
 # ---- TAP -------------------------------------------------------------------------------------
@@ -130,11 +188,14 @@ class Tap:
         self.failed = 0
         print(f"1..{planned}", flush=True)
 
+    todo = None                      # set: later tests are TAP TODO (header key `todo:`)
+
     def ok(self, cond, name, wanted=None, got=None):
         self.n += 1
-        print(f"{'ok' if cond else 'not ok'} {self.n} - {name}")
+        print(f"{'ok' if cond else 'not ok'} {self.n} - {name}" +
+              (f" # TODO {self.todo}" if self.todo else ""))
         if not cond:
-            self.failed += 1
+            self.failed += 0 if self.todo else 1
             if wanted is not None or got is not None:
                 print(f"#   wanted: {wanted}\n#      got: {got}")
         sys.stdout.flush()
@@ -226,26 +287,166 @@ def read(path):
         return ""
 
 
+def norm_pair(x, y, own):
+    """A pair of (file basename, line) sides as the set stores it: (line, line) when both are
+    in the case's own file, else ordered sides with the other files' sides as (file, line)."""
+    if x[0] == own and y[0] == own:
+        return (min(x[1], y[1]), max(x[1], y[1]))
+    side = lambda s: s[1] if s[0] == own else s
+    key = lambda s: (0, "", s) if isinstance(s, int) else (1,) + s
+    return tuple(sorted((side(x), side(y)), key=key))
+
+
+def fmt_side(s):
+    return str(s) if isinstance(s, int) else f"{s[0]}:{s[1]}"
+
+
 def fmt_pairs(pairs):
-    return "{" + ", ".join(f"{a} {b}" for a, b in sorted(pairs)) + "}" if pairs is not None \
-        else "(no JSON report)"
+    if pairs is None:
+        return "(no JSON report)"
+    key = lambda p: tuple((0, "", s) if isinstance(s, int) else (1,) + s for s in p)
+    return "{" + ", ".join(f"{fmt_side(a)} {fmt_side(b)}" for a, b in sorted(pairs, key=key)) + "}"
 
 
-def reported_pairs(json_path, case_base):
+def reported_pairs(json_path, case_base, companions=()):
     """Unordered (line, line) pairs of the reported races whose both sides are in the case's
-    own file, or None when the report is missing or unreadable."""
+    own file (or its companion files: norm_pair), or None when the report is missing or
+    unreadable."""
     try:
         with open(json_path) as f:
             races = [json.loads(line) for line in f if line.strip()]
         pairs = set()
+        mine = {case_base, *companions}
         for r in races:
             a, b = r["a"], r["b"]
-            if os.path.basename(a.get("file") or "") == case_base and \
-                    os.path.basename(b.get("file") or "") == case_base:
-                pairs.add((min(a["line"], b["line"]), max(a["line"], b["line"])))
+            fa, fb = (os.path.basename(s.get("file") or "") for s in (a, b))
+            if fa in mine and fb in mine:
+                pairs.add(norm_pair((fa, a["line"]), (fb, b["line"]), case_base))
         return pairs
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return None
+
+
+def reported_counts(json_path, case_base):
+    """(line, line) -> summed "count" of the merged races in the case's own file."""
+    counts = {}
+    try:
+        with open(json_path) as f:
+            for line in f:
+                if not line.strip():
+                    continue
+                r = json.loads(line)
+                a, b = r["a"], r["b"]
+                if os.path.basename(a.get("file") or "") == case_base and \
+                        os.path.basename(b.get("file") or "") == case_base:
+                    p = (min(a["line"], b["line"]), max(a["line"], b["line"]))
+                    counts[p] = counts.get(p, 0) + r.get("count", 1)
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        pass
+    return counts
+
+
+# ---- golden reports ----------------------------------------------------------------------------
+# Only the fields that are the same in every run and on every machine are compared: addresses,
+# per-rank ids, absolute paths (reduced to basenames) and the version are normalised away.
+# HRACE_UPDATE_GOLDEN=1 writes the golden files from this run instead of comparing.
+
+HEX = re.compile(r"0x[0-9a-fA-F]+")
+
+
+def _basenames(x):
+    if isinstance(x, dict):
+        return {k: (os.path.basename(v) if k == "file" and isinstance(v, str) else _basenames(v))
+                for k, v in x.items() if k not in ("base", "addr", "id")}
+    if isinstance(x, list):
+        return [_basenames(v) for v in x]
+    return x
+
+
+def golden_json(path):
+    with open(path) as f:
+        races = [_basenames(json.loads(line)) for line in f if line.strip()]
+    return "".join(json.dumps(r, sort_keys=True) + "\n" for r in races)
+
+
+def golden_text(path):
+    keep = [line for line in read(path).splitlines()
+            if line.startswith("==hrace==") or line.startswith("hrace: ")]
+    return "".join(HEX.sub("0xADDR", line) + "\n" for line in keep)
+
+
+def golden_sarif(path):
+    with open(path) as f:
+        log = json.load(f)
+    for run in log.get("runs", []):
+        run["tool"]["driver"]["version"] = "VERSION"
+        run.pop("originalUriBaseIds", None)
+        for inv in run.get("invocations", []):
+            inv.pop("exitCode", None)
+    return HEX.sub("0xADDR", json.dumps(log, indent=1, sort_keys=True)) + "\n"
+
+
+def import_jsonschema():
+    """jsonschema from this interpreter, or Debian's python3-jsonschema (scripts/install-deps.sh
+    installs it) when this python3 is not Debian's own (e.g. a pyenv one)."""
+    try:
+        import jsonschema
+        return jsonschema
+    except ImportError:
+        pass
+    import sys
+    sys.path.append("/usr/lib/python3/dist-packages")
+    try:
+        import jsonschema
+        return jsonschema
+    except ImportError:
+        return None
+
+
+def validate_sarif(path):
+    """None if the file validates against the SARIF 2.1.0 schema, else why not."""
+    jsonschema = import_jsonschema()
+    if jsonschema is None:
+        return "python3's jsonschema module is missing (apt-get install python3-jsonschema)"
+    try:
+        with open(SARIF_SCHEMA) as f:
+            schema = json.load(f)
+        with open(path) as f:
+            log = json.load(f)
+    except (OSError, ValueError) as e:
+        return str(e)
+    errors = sorted(jsonschema.Draft4Validator(schema).iter_errors(log), key=lambda e: list(e.path))
+    return "; ".join(f"{'/'.join(map(str, e.path))}: {e.message}" for e in errors[:5]) or None
+
+
+def check_golden(tap, tag, case, json_path, err_path, sarif_path):
+    update = os.environ.get("HRACE_UPDATE_GOLDEN") == "1"
+    passed = True
+    for ext, make, src in (("jsonl", golden_json, json_path), ("txt", golden_text, err_path),
+                           ("sarif", golden_sarif, sarif_path)):
+        golden = os.path.join(GOLDEN_DIR, f"{case.golden}.{ext}")
+        try:
+            got = make(src)
+        except (OSError, ValueError, KeyError, TypeError) as e:
+            got = f"(unreadable: {e})"
+        problem = validate_sarif(src) if ext == "sarif" else None
+        if update and problem is None:
+            with open(golden, "w") as f:
+                f.write(got)
+        want = read(golden)
+        name = f"{tag}: {ext} report matches tests/golden/{case.golden}.{ext}"
+        if ext == "sarif":
+            name += " and validates against the SARIF 2.1.0 schema"
+        ok = tap.ok(got == want and problem is None, name)
+        if not ok:
+            if problem:
+                print(f"#   schema: {problem}")
+            import difflib
+            for line in list(difflib.unified_diff(want.splitlines(), got.splitlines(), "golden",
+                                                  "this run", lineterm=""))[:60]:
+                print(f"#   {line}")
+        passed &= ok
+    return passed
 
 
 # ---- main ------------------------------------------------------------------------------------
@@ -279,7 +480,7 @@ def main():
     work = os.path.join(os.path.abspath(opts.work), case.name)
     os.makedirs(work, exist_ok=True)
     exe = os.path.join(work, case.name)
-    tap = Tap(1 + 2 * repeat + (1 if repeat > 1 else 0))
+    tap = Tap(planned(case, repeat))
 
     env = dict(os.environ)
     env.update({"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1",
@@ -287,23 +488,46 @@ def main():
     env.update(case.env)
 
     # Compile.
-    cc = [os.path.join(build, "bin", "hrace-cc")] + (["-fopenmp"] if case.openmp else []) + \
-        case.cflags + ["-I", os.path.join(REPO, "include"), case_path, "-o", exe]
-    if os.path.exists(exe):
-        os.unlink(exe)
-    status, timed_out, _ = run_in_session(cc, work, env, COMPILE_TIMEOUT,
-                                          os.path.join(work, "compile.out"),
-                                          os.path.join(work, "compile.err"))
-    compiled = status == 0 and not timed_out and os.path.isfile(exe)
+    if case.cc:
+        if not shutil.which(case.cc, path=env.get("PATH")):
+            for _ in range(planned(case, repeat)):
+                tap.skip(f"{case.name}", f"compiler {case.cc} is not installed")
+            return 0
+        env["HRACE_CC"] = case.cc
+    objects = []
+    compiled = True
+    for src in case.fortran:             # companions first, with hrace-fort
+        obj = os.path.join(work, os.path.splitext(os.path.basename(src))[0] + ".o")
+        fc = [os.path.join(build, "bin", "hrace-fort")] + (["-fopenmp"] if case.openmp else []) + \
+            ["-c", src, "-o", obj]
+        status, timed_out, _ = run_in_session(fc, work, env, COMPILE_TIMEOUT,
+                                              os.path.join(work, "compile.out"),
+                                              os.path.join(work, "compile.err"))
+        if status != 0 or timed_out:
+            compiled = False
+            cc = fc
+            break
+        objects.append(obj)
+    if compiled:
+        cc = [os.path.join(build, "bin", "hrace-cc")] + (["-fopenmp"] if case.openmp else []) + \
+            case.cflags + ["-I", os.path.join(REPO, "include"), case_path] + objects + \
+            (["-lgfortran"] if objects else []) + ["-o", exe]
+        if os.path.exists(exe):
+            os.unlink(exe)
+        status, timed_out, _ = run_in_session(cc, work, env, COMPILE_TIMEOUT,
+                                              os.path.join(work, "compile.out"),
+                                              os.path.join(work, "compile.err"))
+        compiled = status == 0 and not timed_out and os.path.isfile(exe)
     if not tap.ok(compiled, f"compile {case.name}.c with hrace-cc"):
         print("# " + " ".join(shlex.quote(c) for c in cc))
         Tap.diag("compiler output:", read(os.path.join(work, "compile.out")) +
                  read(os.path.join(work, "compile.err")))
-        for _ in range(tap_left(tap, repeat)):
+        for _ in range(tap_left(tap, case, repeat)):
             tap.skip("run", "the case did not compile")
         return 1
 
     # Run, `repeat` times.
+    tap.todo = case.todo
     mpirun = os.environ.get("HRACE_TEST_MPIRUN", "mpirun")
     want_status = RACE_EXIT if case.expect == "race" else 0
     case_base = os.path.basename(case_path)
@@ -314,8 +538,12 @@ def main():
         out_path, err_path = (os.path.join(work, f"run-{k}.{s}") for s in ("stdout", "stderr"))
         if os.path.exists(json_path):
             os.unlink(json_path)
-        cmd = [os.path.join(build, "bin", "hrace"), "run", "--json", json_path, "--",
-               mpirun, "-np", str(case.ranks), "./" + case.name]
+        sarif_path = os.path.join(work, f"races-{k}.sarif")
+        extra = ["--suppressions", case.suppressions] if case.suppressions else []
+        if case.golden:
+            extra += ["--sarif", sarif_path, "--source-root", REPO]
+        cmd = [os.path.join(build, "bin", "hrace"), "run", "--json", json_path] + extra + \
+            ["--", mpirun, "-np", str(case.ranks), "./" + case.name]
         t0 = time.time()
         status, timed_out, leftovers = run_in_session(cmd, work, env, opts.timeout,
                                                       out_path, err_path)
@@ -326,9 +554,17 @@ def main():
             passed = tap.ok(status == want_status,
                             f"{tag}: exit status ({case.expect} expected, {took:.1f} s)",
                             want_status, status)
-        pairs = reported_pairs(json_path, case_base)
+        pairs = reported_pairs(json_path, case_base,
+                               [os.path.basename(f) for f in case.fortran])
         passed &= tap.ok(pairs == case.pairs, f"{tag}: racing line pairs in {case_base}",
                          fmt_pairs(case.pairs), fmt_pairs(pairs))
+        if case.counts:
+            counts = reported_counts(json_path, case_base)
+            got = {p: counts.get(p) for p in case.counts}
+            passed &= tap.ok(got == case.counts, f"{tag}: occurrence counts of the races",
+                             case.counts, got)
+        if case.golden:
+            passed &= check_golden(tap, tag, case, json_path, err_path, sarif_path)
         if leftovers:
             print(f"# {leftovers} process(es) were still running after the job ended: killed")
         if not passed:
@@ -343,8 +579,16 @@ def main():
     return 1 if tap.failed else 0
 
 
-def tap_left(tap, repeat):
-    return 1 + 2 * repeat + (1 if repeat > 1 else 0) - tap.n
+def per_run(case):
+    return 2 + (1 if case.counts else 0) + (3 if case.golden else 0)
+
+
+def planned(case, repeat):
+    return 1 + per_run(case) * repeat + (1 if repeat > 1 else 0)
+
+
+def tap_left(tap, case, repeat):
+    return planned(case, repeat) - tap.n
 
 
 if __name__ == "__main__":

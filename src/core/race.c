@@ -1,59 +1,335 @@
-/* Race reports from shadow conflicts (see race.h). */
+/* Race reports from shadow conflicts (see race.h): kind, sides with short stacks, memory,
+ * synchronisation regions and the hint. Runs only when a race is found; a repeat of a known
+ * race (the steady state of a racy loop) is counted after symbolizing the two code addresses
+ * (cached) and nothing more. */
 #include "core/race.h"
 
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "core/options.h"
 #include "core/runtime.h"
-#include "report/report.h"
 #include "rma/window.h"
 
-static void side(hrace_report_side_t *s, const hrace_access_t *a, uint64_t off, uint64_t len) {
-  s->op = hrace__op_name(a->op);
-  s->rank = a->rank;
-  s->thread = a->thread;
-  s->offset = off;
-  s->size = len;
-  if (a->flags & HRACE_ACC_REMOTE)
-    s->loc = *(const hrace_srcloc_t *)a->loc;
-  else
-    hrace__symbolize(a->pc, &s->loc);
-}
+/* The stack table of the access layer (src/access/stack.h, issue 6): the interned call stack
+ * `id` as return addresses, innermost first, without the access's own pc. Weak until that
+ * module is linked in: a null function means no stacks yet. */
+extern unsigned hrace__stack_get(uint32_t id, const uintptr_t **pcs) __attribute__((weak));
 
-void hrace__race_sink(void *ctx, hrace_aid_t now, hrace_aid_t prev, uint64_t off, uint64_t len) {
-  const hrace_win_t *w = ctx;
-  const hrace_access_t *a = hrace__access_get(now), *b = hrace__access_get(prev);
-  int ra = (a->flags & HRACE_ACC_REMOTE) != 0, rb = (b->flags & HRACE_ACC_REMOTE) != 0;
-  hrace_report_t r = {
-    .kind = ra && rb ? "rma-rma" : ra || rb ? "remote" : "local",
-    .window = w->name, .owner = hrace__proc.rank, .base = (uintptr_t)w->base,
-  };
-  side(&r.a, a, off, len);
-  side(&r.b, b, off, len);
-  hrace__report_race(&r);
-}
-
-/* A small open hash set of interned sites; sites are few (distinct RMA call sites). */
-typedef struct site { hrace_srcloc_t loc; struct site *next; } site_t;
+/* ---- interned remote sites (with the origin's frames, when it sent them) ---- */
+typedef struct site {
+  hrace_srcloc_t loc;          /* first: descriptors point here */
+  unsigned nframes;
+  hrace_frame_t frames[HRACE_REPORT_FRAMES];
+  struct site *next;
+} site_t;
 static site_t *sites[256];
 static pthread_mutex_t sites_mu = PTHREAD_MUTEX_INITIALIZER;
 
-const hrace_srcloc_t *hrace__site_intern(const char *func, const char *file, int line) {
-  unsigned h = (unsigned)line;
-  for (const char *p = file; *p; p++) h = h * 31 + (unsigned char)*p;
-  for (const char *p = func; *p; p++) h = h * 31 + (unsigned char)*p;
+static char *xstrdup(const char *s) {
+  char *d = strdup(s ? s : "??");
+  if (!d) abort();
+  return d;
+}
+
+static bool frames_eq(const site_t *s, const hrace_frame_t *f, unsigned n) {
+  if (s->nframes != n) return false;
+  for (unsigned i = 0; i < n; i++)
+    if (s->frames[i].inlined != f[i].inlined || s->frames[i].loc.line != f[i].loc.line ||
+        strcmp(s->frames[i].loc.func, f[i].loc.func) || strcmp(s->frames[i].loc.file, f[i].loc.file))
+      return false;
+  return true;
+}
+
+const hrace_srcloc_t *hrace__site_intern_frames(const hrace_frame_t *f, unsigned n) {
+  if (n > HRACE_REPORT_FRAMES) n = HRACE_REPORT_FRAMES;
+  hrace_frame_t top = { .loc = { "??", "??", 0 } };
+  if (n == 0) f = &top;
+  const hrace_srcloc_t *loc = &f[0].loc;
+  unsigned h = (unsigned)loc->line + n;
+  for (const char *p = loc->file; *p; p++) h = h * 31 + (unsigned char)*p;
+  for (const char *p = loc->func; *p; p++) h = h * 31 + (unsigned char)*p;
   h &= 255;
   pthread_mutex_lock(&sites_mu);
   site_t *s;
   for (s = sites[h]; s; s = s->next)
-    if (s->loc.line == line && !strcmp(s->loc.file, file) && !strcmp(s->loc.func, func)) break;
+    if (s->loc.line == loc->line && !strcmp(s->loc.file, loc->file) &&
+        !strcmp(s->loc.func, loc->func) && frames_eq(s, f, n))
+      break;
   if (!s) {
-    s = malloc(sizeof *s);
+    s = calloc(1, sizeof *s);
     if (!s) abort();
-    s->loc = (hrace_srcloc_t){ strdup(func), strdup(file), line };
+    s->loc = (hrace_srcloc_t){ xstrdup(loc->func), xstrdup(loc->file), loc->line };
+    s->nframes = n;
+    for (unsigned i = 0; i < n; i++)
+      s->frames[i] = (hrace_frame_t){ .loc = { xstrdup(f[i].loc.func), xstrdup(f[i].loc.file),
+                                               f[i].loc.line }, .inlined = f[i].inlined };
     s->next = sites[h];
     sites[h] = s;
   }
   pthread_mutex_unlock(&sites_mu);
   return &s->loc;
+}
+
+const hrace_srcloc_t *hrace__site_intern(const char *func, const char *file, int line) {
+  hrace_frame_t f = { .loc = { func ? func : "??", file ? file : "??", line } };
+  return hrace__site_intern_frames(&f, 1);
+}
+
+/* ---- notes from the layers: epoch starts and per-operation regions ---- */
+typedef struct note {
+  uint64_t key;                /* epoch: exporter << 32 | clock, tagged; op: aid, tagged */
+  const char *what;            /* epoch: the event; op: its region */
+  uintptr_t ret;               /* epoch: where */
+  const hrace_srcloc_t *completed_at;
+  struct note *next;
+} note_t;
+static note_t *notes[1024];
+static pthread_mutex_t notes_mu = PTHREAD_MUTEX_INITIALIZER;
+#define NOTE_EPOCH (1ull << 63)
+
+static note_t *note_get(uint64_t key, bool create) {
+  note_t **slot = &notes[(key * 0x9E3779B97F4A7C15ull) >> 54];
+  for (note_t *n = *slot; n; n = n->next)
+    if (n->key == key) return n;
+  if (!create) return NULL;
+  note_t *n = calloc(1, sizeof *n);
+  if (!n) return NULL;
+  n->key = key;
+  n->next = *slot;
+  *slot = n;
+  return n;
+}
+
+void hrace__race_note_epoch(uint32_t exporter, hrace_clk_t c, const char *what, uintptr_t ret) {
+  pthread_mutex_lock(&notes_mu);
+  note_t *n = note_get(NOTE_EPOCH | (uint64_t)exporter << 32 | c, true);
+  if (n) n->what = what, n->ret = ret;
+  pthread_mutex_unlock(&notes_mu);
+}
+
+void hrace__race_note_op(hrace_aid_t aid, const char *sync, const hrace_srcloc_t *completed_at) {
+  pthread_mutex_lock(&notes_mu);
+  note_t *n = note_get(aid, true);
+  if (n && sync) n->what = sync;
+  if (n && completed_at) n->completed_at = completed_at;
+  pthread_mutex_unlock(&notes_mu);
+}
+
+static note_t note_copy(uint64_t key) {
+  pthread_mutex_lock(&notes_mu);
+  note_t *n = note_get(key, false), c = n ? *n : (note_t){ 0 };
+  pthread_mutex_unlock(&notes_mu);
+  return c;
+}
+
+/* ---- sides ---- */
+static unsigned depth(void) {
+  long d = hrace__opt.stack_depth;
+  return d < 1 ? 1 : d > HRACE_REPORT_FRAMES ? HRACE_REPORT_FRAMES : (unsigned)d;
+}
+
+void hrace__race_side_frames(hrace_report_side_t *s, uint32_t stack, uintptr_t pc) {
+  unsigned max = depth(), n = hrace__symbolize_frames(pc, s->frames, max);
+  if (n == 0) {   /* unknown code: keep a frame with what hrace__symbolize says */
+    hrace__symbolize(pc, &s->frames[0].loc);
+    s->frames[0].inlined = false;
+    n = 1;
+  }
+  const uintptr_t *pcs = NULL;
+  unsigned npcs = stack && hrace__stack_get ? hrace__stack_get(stack, &pcs) : 0;
+  for (unsigned i = 0; i < npcs && n < max; i++)
+    if (pcs[i] != pc) n += hrace__symbolize_frames(pcs[i], s->frames + n, max - n);
+  s->nframes = n;
+  s->loc = s->frames[0].loc;
+}
+
+static const site_t *site_of(const hrace_access_t *a) {
+  return (const site_t *)a->loc;   /* loc is the first member of a site (hrace__site_intern) */
+}
+
+/* Only what dedup needs: op, rank, thread, location. */
+static void side_head(hrace_report_side_t *s, const hrace_access_t *a, uint64_t off, uint64_t len) {
+  s->op = hrace__op_name(a->op);
+  s->rank = a->rank;
+  s->thread = a->thread;
+  s->offset = off;
+  s->size = len;
+  if (a->flags & (HRACE_ACC_REMOTE | HRACE_ACC_FOREIGN))   /* made elsewhere: a site */
+    s->loc = site_of(a)->loc;
+  else
+    hrace__symbolize(a->pc, &s->loc);
+}
+
+static const char *base_name(const char *path);
+
+static char *fmt_where(char *buf, size_t n, const char *what, const hrace_srcloc_t *loc) {
+  if (loc && loc->line > 0) snprintf(buf, n, "%s at %s:%d", what, base_name(loc->file), loc->line);
+  else snprintf(buf, n, "%s", what);
+  return buf;
+}
+
+/* Strings built for one report; freed after it is written. */
+typedef struct scratch {
+  char sync_a[256], sync_b[256], hint[1024];
+} scratch_t;
+
+static void side_rest(hrace_report_side_t *s, const hrace_access_t *a, hrace_aid_t id, char *sync,
+                      size_t synclen) {
+  if (a->flags & (HRACE_ACC_REMOTE | HRACE_ACC_FOREIGN)) {
+    const site_t *st = site_of(a);
+    unsigned n = st->nframes < depth() ? st->nframes : depth();
+    memcpy(s->frames, st->frames, n * sizeof *s->frames);
+    s->nframes = n;
+    note_t nt = note_copy(id);
+    s->sync = nt.what;
+  } else {
+    hrace__race_side_frames(s, a->stack, a->pc);
+    if (a->flags & HRACE_ACC_LOCALCLK) return;   /* a thread's local time: no exporter epoch */
+    note_t nt = note_copy(NOTE_EPOCH | (uint64_t)a->exporter << 32 |
+                          atomic_load_explicit(&a->clk, memory_order_relaxed));
+    if (nt.what) {
+      hrace_srcloc_t at;
+      hrace__symbolize(nt.ret, &at);
+      char where[200];
+      snprintf(sync, synclen, "the segment after %s",
+               fmt_where(where, sizeof where, nt.what, nt.ret ? &at : NULL));
+      s->sync = sync;
+    }
+  }
+}
+
+/* ---- kind and hint ---- */
+static const char *kind_of(const hrace_access_t *a, const hrace_access_t *b) {
+  int ra = (a->flags & HRACE_ACC_REMOTE) != 0, rb = (b->flags & HRACE_ACC_REMOTE) != 0;
+  if (ra && rb) return "rma-rma";
+  if (ra || rb) return "remote";
+  return a->rank == b->rank ? "thread" : "local";
+}
+
+static const char *base_name(const char *path) {
+  const char *s = strrchr(path ? path : "??", '/');
+  return s ? s + 1 : path ? path : "??";
+}
+
+/* "rank 0's MPI_Put (x.c:25)", or "thread 1's store (x.c:40)" when both sides are in one rank. */
+static void who(char *buf, size_t n, const hrace_report_side_t *s, bool same_rank) {
+  const char *file = base_name(s->loc.file);
+  if (same_rank)
+    snprintf(buf, n, "thread %d's %s (%s:%d)", s->thread, s->op, file, s->loc.line);
+  else
+    snprintf(buf, n, "rank %d's %s (%s:%d)", s->rank, s->op, file, s->loc.line);
+}
+
+static bool is_accumulate(const hrace_access_t *a) {
+  return (a->flags & HRACE_ACC_REMOTE) && (a->flags & HRACE_ACC_ATOMIC);
+}
+
+/* What was missing, from the descriptors alone (the race itself says that prev does not
+ * happen before now's clock): see docs/report-format.md "hint" for the cases.
+ *   prev          now          missing
+ *   RMA, in flight  anything   its completion (flush / unlock / fence / complete), then a
+ *                              synchronisation from its origin to now's process
+ *   RMA, completed  anything   a synchronisation from prev's origin, after the completion
+ *   load/store      RMA        a synchronisation from prev's process to now's origin before
+ *                              the issue
+ *   load/store      load/store OpenMP synchronisation (same rank) or MPI (shared memory)
+ * plus a second sentence when atomicity was expected: accumulates are atomic only with
+ * accumulates of the same predefined datatype. */
+static void hint(char *out, size_t n, const hrace_access_t *now, const hrace_access_t *prev,
+                 const hrace_report_side_t *sa, const hrace_report_side_t *sb, hrace_aid_t prev_id) {
+  bool same = sa->rank == sb->rank;
+  char a[200], b[200];
+  who(a, sizeof a, sa, same && sa->thread != sb->thread);
+  who(b, sizeof b, sb, same && sa->thread != sb->thread);
+  bool rnow = now->flags & HRACE_ACC_REMOTE, rprev = prev->flags & HRACE_ACC_REMOTE;
+  hrace_clk_t c = atomic_load_explicit(&prev->clk, memory_order_acquire);
+  size_t len = 0;
+  if (rprev && c == HRACE_CLK_INF) {
+    if (rnow && same)
+      len = snprintf(out, n, "rank %d issued %s (%s:%d) and then %s (%s:%d) with nothing completing "
+                     "the first in between (MPI_Win_flush, unlock, fence, complete): MPI may "
+                     "apply them in either order", sb->rank, sb->op, base_name(sb->loc.file),
+                     sb->loc.line, sa->op, base_name(sa->loc.file), sa->loc.line);
+    else
+      len = snprintf(out, n, "%s was still in flight: no MPI_Win_flush, unlock, fence or "
+                     "complete had completed it, and no synchronisation after that reached %s "
+                     "from rank %d", b, a, sb->rank);
+  } else if (rprev) {
+    note_t nt = note_copy(prev_id);
+    char done[200] = "its completion";
+    if (nt.completed_at)
+      snprintf(done, sizeof done, "its completion by %s at %s:%d", nt.completed_at->func,
+               base_name(nt.completed_at->file), nt.completed_at->line);
+    if (sb->rank == sa->rank)
+      len = snprintf(out, n, "%s is not ordered after %s: no synchronisation of rank %d's threads "
+                     "lies between %s and the %s", a, b, sa->rank, done, sa->op);
+    else
+      len = snprintf(out, n, "%s is not ordered after %s: no synchronisation from rank %d to "
+                     "rank %d lies between %s and the %s", a, b, sb->rank, sa->rank, done, sa->op);
+  } else if (rnow) {
+    if (sb->rank == sa->rank)
+      len = snprintf(out, n, "%s is not ordered before %s: no OpenMP synchronisation between the "
+                     "two threads lies between them", b, a);
+    else
+      len = snprintf(out, n, "%s is not ordered before %s: no synchronisation from rank %d to "
+                     "rank %d lies between them (nor, the other way, from the operation's "
+                     "completion to the %s)", b, a, sb->rank, sa->rank, sb->op);
+  } else if (same) {
+    len = snprintf(out, n, "%s and %s are not ordered by OpenMP synchronisation (barrier, "
+                   "critical, lock, taskwait, depend)", b, a);
+  } else {
+    len = snprintf(out, n, "%s is not ordered after %s: no synchronisation from rank %d to "
+                   "rank %d lies between them (MPI_Win_sync alone orders nothing)", a, b,
+                   sb->rank, sa->rank);
+  }
+  if (len >= n) return;
+  if (is_accumulate(now) && is_accumulate(prev))
+    snprintf(out + len, n - len, ". Both are accumulate operations, but with different "
+             "datatypes: they are atomic only per predefined datatype");
+  else if (is_accumulate(now) || is_accumulate(prev))
+    snprintf(out + len, n - len, ". Accumulate operations are atomic only with other "
+             "accumulates of the same datatype, not with %s",
+             is_accumulate(now) ? sb->op : sa->op);
+}
+
+/* ---- memory: variable or allocation ---- */
+static void memory(hrace_report_t *r, const hrace_win_t *w) {
+  if (hrace__symbolize_data(r->addr, &r->variable)) return;
+  r->variable.name = NULL;
+  if (!w) return;
+  r->allocation = w->kind == HRACE_WIN_ALLOCATE ? "MPI_Win_allocate"
+                  : w->kind == HRACE_WIN_SHARED ? "MPI_Win_allocate_shared"
+                  : w->kind == HRACE_WIN_DYNAMIC ? "MPI_Win_attach"
+                                                 : "MPI_Win_create";
+  r->alloc_base = (uintptr_t)w->base;
+  r->alloc_size = w->size;
+}
+
+void hrace__race_report(hrace_report_t *r, uintptr_t addr) {
+  r->addr = addr;
+  if (!r->variable.name && !r->allocation) memory(r, NULL);
+  hrace__report_race(r);
+}
+
+void hrace__race_sink(void *ctx, hrace_aid_t now, hrace_aid_t prev, uint64_t off, uint64_t len) {
+  const hrace_win_t *w = ctx;
+  const hrace_access_t *a = hrace__access_get(now), *b = hrace__access_get(prev);
+  hrace_report_t r = {
+    .kind = kind_of(a, b), .window = w->name, .owner = hrace__proc.rank,
+    .base = (uintptr_t)w->base, .addr = (uintptr_t)w->base + off,
+  };
+  side_head(&r.a, a, off, len);
+  side_head(&r.b, b, off, len);
+  if (hrace__report_seen(&r)) return;
+  scratch_t *s = malloc(sizeof *s);
+  if (!s) return;
+  side_rest(&r.a, a, now, s->sync_a, sizeof s->sync_a);
+  side_rest(&r.b, b, prev, s->sync_b, sizeof s->sync_b);
+  memory(&r, w);
+  hint(s->hint, sizeof s->hint, a, b, &r.a, &r.b, prev);
+  r.hint = s->hint;
+  hrace__report_race(&r);
+  free(s);
 }

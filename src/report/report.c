@@ -15,8 +15,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <signal.h>
+
 #include "core/log.h"
 #include "core/options.h"
+#include "report/suppress.h"
 
 /* ---- a growable string buffer (one per message) ---- */
 typedef struct sbuf {
@@ -119,6 +122,7 @@ typedef struct race_entry {
   unsigned id;           /* 1, 2, ... in order of discovery */
   unsigned long count;   /* occurrences, the first included */
   bool shown;            /* printed/written (false once max_reports is exceeded) */
+  bool suppressed;       /* matched a suppression: counted, never shown */
 } race_entry_t;
 
 static pthread_mutex_t rep_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -127,7 +131,9 @@ static int json_fd = -1;
 static bool json_failed;     /* could not open: warned once, text continues */
 static bool finished;
 static bool limit_noted;
-static unsigned n_shown, n_diagnostics;
+static unsigned n_shown, n_diagnostics, n_suppressed;
+static hrace_supp_t *supps;  /* the `suppressions` file's rules, loaded once */
+static bool supps_loaded;
 
 static race_entry_t *races;  /* indexed by id - 1 */
 static size_t races_len, races_cap;
@@ -250,6 +256,18 @@ static void json_line(sbuf_t *b) {
   write_all(json_fd, b->p, b->len);
 }
 
+/* The frames of a side: its stack, or just its location. */
+static unsigned side_frames(const hrace_report_side_t *s, const hrace_frame_t **f,
+                            hrace_frame_t *one) {
+  if (s->nframes) {
+    *f = s->frames;
+    return s->nframes;
+  }
+  *one = (hrace_frame_t){ .loc = s->loc };
+  *f = one;
+  return 1;
+}
+
 static void json_side(sbuf_t *b, const hrace_report_side_t *s) {
   sb_printf(b, "{\"op\":");
   sb_json_str(b, s->op);
@@ -257,26 +275,91 @@ static void json_side(sbuf_t *b, const hrace_report_side_t *s) {
   sb_json_str(b, s->loc.func);
   sb_printf(b, ",\"file\":");
   sb_json_str(b, s->loc.file);
-  sb_printf(b, ",\"line\":%d,\"offset\":%" PRIu64 ",\"size\":%" PRIu64 "}", s->loc.line,
+  sb_printf(b, ",\"line\":%d,\"offset\":%" PRIu64 ",\"size\":%" PRIu64 ",\"stack\":[", s->loc.line,
             s->offset, s->size);
+  hrace_frame_t one;
+  const hrace_frame_t *f;
+  unsigned n = side_frames(s, &f, &one);
+  for (unsigned i = 0; i < n; i++) {
+    sb_printf(b, "%s{\"func\":", i ? "," : "");
+    sb_json_str(b, f[i].loc.func);
+    sb_printf(b, ",\"file\":");
+    sb_json_str(b, f[i].loc.file);
+    sb_printf(b, ",\"line\":%d,\"inlined\":%s}", f[i].loc.line, f[i].inlined ? "true" : "false");
+  }
+  sb_printf(b, "],\"sync\":");
+  sb_json_str(b, s->sync);
+  sb_putc(b, '}');
+}
+
+static void json_race(sbuf_t *b, unsigned id, const hrace_report_t *r) {
+  sb_printf(b, "{\"type\":\"race\",\"id\":%u,\"rank\":%d,\"kind\":", id, rep_rank);
+  sb_json_str(b, r->kind);
+  sb_printf(b, ",\"window\":");
+  sb_json_str(b, r->window);
+  sb_printf(b, ",\"owner\":%d,\"base\":\"0x%" PRIxPTR "\",\"addr\":", r->owner, r->base);
+  if (r->addr) sb_printf(b, "\"0x%" PRIxPTR "\"", r->addr);
+  else sb_printf(b, "null");
+  sb_printf(b, ",\"variable\":");
+  if (r->variable.name) {
+    sb_printf(b, "{\"name\":");
+    sb_json_str(b, r->variable.name);
+    sb_printf(b, ",\"offset\":%" PRIu64 ",\"size\":%" PRIu64 "}", r->variable.offset,
+              r->variable.size);
+  } else {
+    sb_printf(b, "null");
+  }
+  sb_printf(b, ",\"allocation\":");
+  if (r->allocation) {
+    sb_printf(b, "{\"what\":");
+    sb_json_str(b, r->allocation);
+    sb_printf(b, ",\"base\":\"0x%" PRIxPTR "\",\"size\":%" PRIu64 "}", r->alloc_base, r->alloc_size);
+  } else {
+    sb_printf(b, "null");
+  }
+  sb_printf(b, ",\"hint\":");
+  sb_json_str(b, r->hint);
+  sb_printf(b, ",\"a\":");
+  json_side(b, &r->a);
+  sb_printf(b, ",\"b\":");
+  json_side(b, &r->b);
+  sb_putc(b, '}');
 }
 
 /* ---- text output ---- */
+static void text_where(sbuf_t *b, const hrace_srcloc_t *loc) {
+  sb_printf(b, "%s (%s", nz(loc->func), basename_of(loc->file));
+  if (loc->line > 0) sb_printf(b, ":%d", loc->line);
+  sb_putc(b, ')');
+}
+
+/* "load     by rank 1 thread 0 at f (x.c:12)", then one line per further frame ("inlined in",
+ * "called from") and the synchronisation region when known. */
 static void text_side(sbuf_t *b, const hrace_report_side_t *s) {
-  sb_printf(b, "==hrace==   %-8s by rank %d thread %d at %s (%s", nz(s->op), s->rank, s->thread,
-            nz(s->loc.func), basename_of(s->loc.file));
-  if (s->loc.line > 0) sb_printf(b, ":%d", s->loc.line);
-  sb_printf(b, ")\n");
+  sb_printf(b, "==hrace==   %-8s by rank %d thread %d at ", nz(s->op), s->rank, s->thread);
+  text_where(b, &s->loc);
+  sb_putc(b, '\n');
+  for (unsigned i = 1; i < s->nframes; i++) {
+    sb_printf(b, "==hrace==              %s ", s->frames[i - 1].inlined ? "inlined in " : "called from");
+    text_where(b, &s->frames[i].loc);
+    sb_putc(b, '\n');
+  }
+  if (s->sync) sb_printf(b, "==hrace==              in %s\n", s->sync);
+}
+
+/* The bytes both accesses touch; a's range if they do not overlap (should not happen). */
+static void overlap(const hrace_report_t *r, uint64_t *lo, uint64_t *hi) {
+  *lo = r->a.offset, *hi = r->a.offset + r->a.size;
+  uint64_t blo = r->b.offset, bhi = r->b.offset + r->b.size;
+  if (blo < *hi && *lo < bhi) {
+    if (blo > *lo) *lo = blo;
+    if (bhi < *hi) *hi = bhi;
+  }
 }
 
 static void text_race(const hrace_report_t *r) {
-  /* The bytes both accesses touch; a's range if they do not overlap (should not happen). */
-  uint64_t lo = r->a.offset, hi = r->a.offset + r->a.size;
-  uint64_t blo = r->b.offset, bhi = r->b.offset + r->b.size;
-  if (blo < hi && lo < bhi) {
-    if (blo > lo) lo = blo;
-    if (bhi < hi) hi = bhi;
-  }
+  uint64_t lo, hi;
+  overlap(r, &lo, &hi);
   bool c = use_colour();
   sbuf_t b = { 0 };
   sb_printf(&b, "==hrace== %sWARNING: data race (%s)%s on ", c ? "\033[1;31m" : "", nz(r->kind),
@@ -286,10 +369,20 @@ static void text_race(const hrace_report_t *r) {
   else
     sb_printf(&b, "memory of rank %d at 0x%" PRIxPTR, r->owner, r->base);
   sb_printf(&b, ", bytes [%" PRIu64 ",%" PRIu64 ")\n", lo, hi);
+  if (r->variable.name)
+    sb_printf(&b, "==hrace==   memory: variable '%s' (%" PRIu64 " bytes), bytes [%" PRIu64 ",%" PRIu64
+                  ") of it\n", r->variable.name, r->variable.size, r->variable.offset,
+              r->variable.offset + (hi - lo));
+  else if (r->allocation)
+    sb_printf(&b, "==hrace==   memory: %" PRIu64 " bytes from %s at 0x%" PRIxPTR "\n", r->alloc_size,
+              r->allocation, r->alloc_base);
   text_side(&b, &r->a);
   text_side(&b, &r->b);
-  sb_printf(&b, "==hrace==   (neither access is ordered before the other by MPI or OpenMP "
-                "synchronisation)\n");
+  if (r->hint)
+    sb_printf(&b, "==hrace==   %shint:%s %s\n", c ? "\033[1m" : "", c ? "\033[0m" : "", r->hint);
+  else
+    sb_printf(&b, "==hrace==   (neither access is ordered before the other by MPI or OpenMP "
+                  "synchronisation)\n");
   write_all(STDERR_FILENO, b.p, b.len);
   free(b.p);
 }
@@ -297,6 +390,94 @@ static void text_race(const hrace_report_t *r) {
 static void rank_prefix(sbuf_t *b) {
   if (rep_rank >= 0) sb_printf(b, "hrace: rank %d: ", rep_rank);
   else sb_printf(b, "hrace: ");
+}
+
+/* ---- suppressions: loaded once, under rep_lock ---- */
+static void load_suppressions(void) {
+  if (supps_loaded) return;
+  supps_loaded = true;
+  const char *path = hrace__opt.suppressions;
+  if (!path || !*path) return;
+  char err[1024];
+  supps = hrace__supp_load(path, err, sizeof err);
+  /* A broken file would silently report what the user meant to hide, or hide nothing: stop
+   * before the program runs further (hrace run checks the file before starting the job). */
+  if (!supps) hrace__fatal("suppressions: %s", err);
+}
+
+/* ---- fatal signals: leave the counts behind ---- */
+/* A rank that crashes keeps its race lines (written as found) but would lose the counts of
+ * repeated races and the reason it ended. The handler writes both with one write(2) each,
+ * then hands the signal on to the handler that was there before (MPI's, the application's)
+ * or to the default action. It only formats integers into a stack buffer; the lock is only
+ * tried, so a crash inside the report writer itself skips the counts rather than deadlock. */
+static const int fatal_signals[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTERM };
+#define NFATAL (sizeof fatal_signals / sizeof fatal_signals[0])
+static struct sigaction old_actions[NFATAL];
+static volatile sig_atomic_t crashed;
+
+static void write_counts_unlocked(void) {
+  char line[160];
+  for (size_t i = 0; i < races_len; i++) {
+    if (!races[i].shown || races[i].count < 2) continue;
+    int n = snprintf(line, sizeof line, "{\"type\":\"race-count\",\"id\":%u,\"rank\":%d,\"count\":%lu}\n",
+                     races[i].id, rep_rank, races[i].count);
+    if (n > 0 && json_fd >= 0) write_all(json_fd, line, (size_t)n);
+  }
+}
+
+/* The last line of a rank that did not finish normally (reason: a constant, no escaping). */
+static void crash_record(const char *reason, int sig, int code) {
+  char line[200];
+  int n = snprintf(line, sizeof line, "{\"type\":\"crash\",\"rank\":%d,\"reason\":\"%s\","
+                   "\"signal\":%d,\"code\":%d,\"races\":%u}\n", rep_rank, reason, sig, code,
+                   (unsigned)races_len - n_suppressed);
+  if (n > 0 && json_fd >= 0) write_all(json_fd, line, (size_t)n);
+}
+
+static void on_fatal_signal(int sig, siginfo_t *info, void *uc) {
+  if (!crashed) {
+    crashed = 1;
+    if (!finished && pthread_mutex_trylock(&rep_lock) == 0) {
+      if (!finished && hrace__opt.report_dir && *hrace__opt.report_dir) {
+        json_open();
+        write_counts_unlocked();
+        crash_record("signal", sig, 0);
+        finished = true;
+      }
+      pthread_mutex_unlock(&rep_lock);
+    }
+  }
+  for (size_t i = 0; i < NFATAL; i++) {
+    if (fatal_signals[i] != sig) continue;
+    struct sigaction *old = &old_actions[i];
+    if ((old->sa_flags & SA_SIGINFO) && old->sa_sigaction) {
+      old->sa_sigaction(sig, info, uc);
+      return;
+    }
+    if (old->sa_handler != SIG_DFL && old->sa_handler != SIG_IGN && old->sa_handler) {
+      old->sa_handler(sig);
+      return;
+    }
+  }
+  signal(sig, SIG_DFL);   /* default action: re-raised when the handler returns (synchronous
+                             signals re-fault) or now (asynchronous ones) */
+  raise(sig);
+}
+
+static void install_signal_handlers(void) {
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_sigaction = on_fatal_signal;
+  sa.sa_flags = SA_SIGINFO | SA_RESETHAND | SA_NODEFER;
+  sigemptyset(&sa.sa_mask);
+  for (size_t i = 0; i < NFATAL; i++) {
+    struct sigaction cur;
+    if (sigaction(fatal_signals[i], NULL, &cur) != 0) continue;
+    if (!(cur.sa_flags & SA_SIGINFO) && cur.sa_handler == SIG_IGN) continue;   /* keep ignoring */
+    old_actions[i] = cur;
+    sigaction(fatal_signals[i], &sa, NULL);
+  }
 }
 
 /* ---- entry points ---- */
@@ -309,7 +490,21 @@ void hrace__report_init(int rank, int size) {
     json_fd = -1;
   }
   rep_rank = rank;
+  load_suppressions();
   pthread_mutex_unlock(&rep_lock);
+  /* After MPI_Init: MPI's own handlers (Open MPI prints a backtrace) are chained behind ours. */
+  static pthread_once_t signals_once = PTHREAD_ONCE_INIT;
+  if (hrace__opt.report_dir && *hrace__opt.report_dir) pthread_once(&signals_once, install_signal_handlers);
+}
+
+bool hrace__report_seen(const hrace_report_t *r) {
+  race_entry_t key;
+  race_key(r, &key);
+  pthread_mutex_lock(&rep_lock);
+  race_entry_t *e = race_find(&key);
+  if (e) e->count++;
+  pthread_mutex_unlock(&rep_lock);
+  return e != NULL;
 }
 
 void hrace__report_race(const hrace_report_t *r) {
@@ -324,6 +519,13 @@ void hrace__report_race(const hrace_report_t *r) {
     return;
   }
   e = race_add(&key);
+  load_suppressions();
+  if (hrace__supp_match(supps, r)) {
+    e->suppressed = true;
+    n_suppressed++;
+    pthread_mutex_unlock(&rep_lock);
+    return;
+  }
   long max = hrace__opt.max_reports;
   if (max >= 0 && n_shown >= (unsigned long)max) {
     if (!limit_noted && hrace__opt.report_text) {
@@ -342,15 +544,7 @@ void hrace__report_race(const hrace_report_t *r) {
   if (hrace__opt.report_text) text_race(r);
   if (hrace__opt.report_dir && *hrace__opt.report_dir) {
     sbuf_t b = { 0 };
-    sb_printf(&b, "{\"type\":\"race\",\"id\":%u,\"rank\":%d,\"kind\":", e->id, rep_rank);
-    sb_json_str(&b, r->kind);
-    sb_printf(&b, ",\"window\":");
-    sb_json_str(&b, r->window);
-    sb_printf(&b, ",\"owner\":%d,\"base\":\"0x%" PRIxPTR "\",\"a\":", r->owner, r->base);
-    json_side(&b, &r->a);
-    sb_printf(&b, ",\"b\":");
-    json_side(&b, &r->b);
-    sb_putc(&b, '}');
+    json_race(&b, e->id, r);
     json_line(&b);
     free(b.p);
   }
@@ -400,6 +594,14 @@ void hrace__report_misuse(uintptr_t ret, const char *fmt, ...) {
   free(msg.p);
 }
 
+static void note_rule(void *ctx, const char *rule, unsigned long hits) {
+  sbuf_t *b = ctx;
+  b->len = 0;
+  rank_prefix(b);
+  sb_printf(b, "note: suppression '%s' matched %lu distinct race(s)\n", rule, hits);
+  write_all(STDERR_FILENO, b->p, b->len);
+}
+
 void hrace__report_finish(void) {
   pthread_mutex_lock(&rep_lock);
   if (finished) {
@@ -407,19 +609,15 @@ void hrace__report_finish(void) {
     return;
   }
   finished = true;
-  unsigned n_races = (unsigned)races_len;
+  unsigned n_races = (unsigned)races_len - n_suppressed;
+  unsigned unreported = n_races - n_shown;
   if (hrace__opt.report_dir && *hrace__opt.report_dir) {
     sbuf_t b = { 0 };
-    for (size_t i = 0; i < races_len; i++) {
-      if (!races[i].shown || races[i].count < 2) continue;
-      b.len = 0;
-      sb_printf(&b, "{\"type\":\"race-count\",\"id\":%u,\"rank\":%d,\"count\":%lu}", races[i].id,
-                rep_rank, races[i].count);
-      json_line(&b);
-    }
-    b.len = 0;
+    json_open();
+    write_counts_unlocked();
     sb_printf(&b, "{\"type\":\"summary\",\"rank\":%d,\"races\":%u,\"diagnostics\":%u,"
-                  "\"unreported\":%u}", rep_rank, n_races, n_diagnostics, n_races - n_shown);
+                  "\"unreported\":%u,\"suppressed\":%u}", rep_rank, n_races, n_diagnostics,
+              unreported, n_suppressed);
     json_line(&b);
     free(b.p);
   }
@@ -427,21 +625,39 @@ void hrace__report_finish(void) {
     close(json_fd);   /* a late report (exit-time thread) reopens it in append mode */
     json_fd = -1;
   }
-  if (hrace__opt.report_text && n_races > 0) {
+  if (hrace__opt.report_text && (n_races > 0 || n_suppressed > 0)) {
     sbuf_t b = { 0 };
     rank_prefix(&b);
     sb_printf(&b, "%u distinct race(s) reported", n_races);
-    if (n_races > n_shown) sb_printf(&b, " (%u not printed: max_reports)", n_races - n_shown);
+    if (unreported) sb_printf(&b, " (%u not printed: max_reports)", unreported);
+    if (n_suppressed) sb_printf(&b, ", %u suppressed", n_suppressed);
     sb_putc(&b, '\n');
     write_all(STDERR_FILENO, b.p, b.len);
+    free(b.p);
+  }
+  if (hrace__opt.verbosity >= 1 && supps) {
+    sbuf_t b = { 0 };
+    sb_reserve(&b, 0);
+    hrace__supp_each(supps, note_rule, &b);
     free(b.p);
   }
   pthread_mutex_unlock(&rep_lock);
 }
 
+void hrace__report_abort(const char *why, int code) {
+  pthread_mutex_lock(&rep_lock);
+  if (!finished && hrace__opt.report_dir && *hrace__opt.report_dir) {
+    json_open();
+    write_counts_unlocked();
+    crash_record(why, 0, code);
+  }
+  finished = true;
+  pthread_mutex_unlock(&rep_lock);
+}
+
 unsigned hrace__report_count(void) {
   pthread_mutex_lock(&rep_lock);
-  unsigned n = (unsigned)races_len;
+  unsigned n = (unsigned)races_len - n_suppressed;
   pthread_mutex_unlock(&rep_lock);
   return n;
 }

@@ -1,25 +1,45 @@
 /* The report writer: one stream of race reports and misuse diagnostics per rank.
  * Text on stderr for people (option report_text), JSON lines in <report_dir>/rank-<R>.jsonl
- * for `hrace run` and tools, written as found so that a crashing rank leaves them behind.
- * Deduplicated per rank by (kind, both source locations); counts are written at the end. */
+ * for `hrace run` and tools (schema: docs/report-format.md), written as found so that a
+ * crashing rank leaves them behind. Deduplicated per rank by (kind, both source locations);
+ * counts are written at the end, or when a fatal signal ends the rank. */
 #ifndef HRACE_REPORT_REPORT_H
 #define HRACE_REPORT_REPORT_H
+#include <stdbool.h>
 #include <stdint.h>
 #include "report/symbolize.h"
+
+#define HRACE_REPORT_FRAMES 8   /* frames of the short stack kept per side */
 
 typedef struct hrace_report_side {
   const char *op;           /* "load", "store", "MPI_Put", "MPI_Get", "MPI_Accumulate", ... */
   int rank;                 /* world rank that made the access */
   int thread;               /* OpenMP thread number in that rank (0: initial thread) */
   hrace_srcloc_t loc;       /* where: resolved by whoever had the code address */
+  unsigned nframes;         /* short stack, innermost first (frames[0].loc == loc); 0: loc only */
+  hrace_frame_t frames[HRACE_REPORT_FRAMES];
   uint64_t offset, size;    /* byte range accessed, relative to the window's base at its owner */
+  const char *sync;         /* the epoch / synchronisation region the access was made in, e.g.
+                               "exclusive lock epoch on rank 1 (MPI_Win_lock at a.c:20)";
+                               NULL: not known */
 } hrace_report_side_t;
 
 typedef struct hrace_report {
-  const char *kind;         /* "remote" (RMA vs load/store), "rma-rma", "local", "origin-buffer" */
-  const char *window;       /* window name (MPI_Win_set_name) or "win<N>" */
+  const char *kind;         /* "remote" (RMA vs load/store), "rma-rma", "thread" (two threads
+                               of one process), "local" (loads / stores of two processes in a
+                               shared-memory window), "origin-buffer", "message" */
+  const char *window;       /* window name (MPI_Win_set_name) or "win<N>"; NULL: not a window */
   int owner;                /* rank whose memory it is */
-  uintptr_t base;           /* the window's base address at its owner */
+  uintptr_t base;           /* the window's base address at its owner (the buffer's, if no
+                               window) */
+  uintptr_t addr;           /* first byte both accesses touch, at the owner (0: not known) */
+  hrace_datasym_t variable; /* the global variable holding addr (name NULL: none known) */
+  const char *allocation;   /* the call that provided the memory holding addr when no variable
+                               does ("MPI_Win_allocate", "MPI_Win_create", "malloc", ...);
+                               NULL: not known */
+  uintptr_t alloc_base;     /* that allocation's start (0: not known) */
+  uint64_t alloc_size;      /* and size in bytes (0: not known) */
+  const char *hint;         /* what synchronisation was missing, when hrace can tell; or NULL */
   hrace_report_side_t a;    /* the access that found the race (the later one in real time) */
   hrace_report_side_t b;    /* the earlier access it conflicts with */
 } hrace_report_t;
@@ -27,8 +47,12 @@ typedef struct hrace_report {
 /* Set once after MPI_Init: this process's world rank and world size. Before that, rank -1. */
 void hrace__report_init(int rank, int size);
 /* Report a race. Thread-safe; never blocks on other ranks. Duplicate (kind, a.loc, b.loc)
- * pairs (in either order) are counted, not re-printed. */
+ * pairs (in either order) are counted, not re-printed; a race that the suppressions
+ * (option `suppressions`, suppress.h) match is counted as suppressed and not shown. */
 void hrace__report_race(const hrace_report_t *r);
+/* If the race (kind, a.loc, b.loc) was reported before, count this occurrence and return
+ * true: the caller need not resolve the rest of the report. */
+bool hrace__report_seen(const hrace_report_t *r);
 /* A misuse of MPI by the application (operation outside an epoch, unlock without lock, ...).
  * `ret` is the return address into the application (0 if unknown). Printed as
  * "hrace: rank R: error: <msg> at func (file:line)" and written as a JSON "diagnostic". */
@@ -36,6 +60,10 @@ void hrace__report_misuse(uintptr_t ret, const char *fmt, ...) __attribute__((fo
 /* At MPI_Finalize (and from an atexit handler, whichever comes first): write the counts and
  * a per-rank summary line, flush, close. Idempotent. */
 void hrace__report_finish(void);
+/* The rank is about to end abnormally (why: a constant such as "MPI_Abort", code: its error
+ * code): write the counts and a "crash" record instead of the summary. For wrappers of calls
+ * that never return (MPI_Abort); fatal signals are handled inside the writer. */
+void hrace__report_abort(const char *why, int code);
 /* Number of distinct races this rank has reported so far. */
 unsigned hrace__report_count(void);
 #endif

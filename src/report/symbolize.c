@@ -1,4 +1,5 @@
-/* Code address -> (function, file, line) with libdw's dwfl over this process's own mappings.
+/* Code address -> source frames (function, file, line; inlined calls included) and data
+ * address -> global variable, with libdw's dwfl over this process's own mappings.
  * Only reports symbolize, so one mutex guards everything (libdw is not thread-safe); results
  * are cached per address and all strings are interned for the life of the process. */
 #include "report/symbolize.h"
@@ -6,6 +7,7 @@
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
+#include <gelf.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -64,8 +66,9 @@ static const char *intern(const char *s) {
 /* ---- per-address cache: open addressing keyed by the return address (0 = empty) ---- */
 typedef struct sym_entry {
   uintptr_t ret;
-  bool known;
-  hrace_srcloc_t loc;
+  unsigned n;                  /* frames known (0: nothing) */
+  hrace_frame_t *frames;       /* n frames, innermost first; owned by the cache */
+  hrace_srcloc_t unknown;      /* n == 0: "??" or the module path */
 } sym_entry_t;
 
 static sym_entry_t *cache;
@@ -81,11 +84,12 @@ static sym_entry_t *cache_find(uintptr_t ret) {
   }
 }
 
-static void cache_put(uintptr_t ret, bool known, const hrace_srcloc_t *loc) {
+/* Takes ownership of e->frames; returns the stored entry, or NULL (no memory: not cached). */
+static sym_entry_t *cache_put(const sym_entry_t *e) {
   if (2 * (cache_len + 1) > cache_cap) {
     size_t ncap = cache_cap ? 2 * cache_cap : 256;
     sym_entry_t *n = calloc(ncap, sizeof *n);
-    if (!n) return;   /* no cache, still correct */
+    if (!n) return NULL;
     for (size_t i = 0; i < cache_cap; i++) {
       if (!cache[i].ret) continue;
       size_t j = addr_hash(cache[i].ret) & (ncap - 1);
@@ -96,10 +100,11 @@ static void cache_put(uintptr_t ret, bool known, const hrace_srcloc_t *loc) {
     cache = n;
     cache_cap = ncap;
   }
-  size_t j = addr_hash(ret) & (cache_cap - 1);
+  size_t j = addr_hash(e->ret) & (cache_cap - 1);
   while (cache[j].ret) j = (j + 1) & (cache_cap - 1);
-  cache[j] = (sym_entry_t){ .ret = ret, .known = known, .loc = *loc };
+  cache[j] = *e;
   cache_len++;
+  return &cache[j];
 }
 
 /* (Re-)read /proc/self/maps. Modules reported again keep their already loaded debug info
@@ -110,6 +115,15 @@ static bool report_modules(void) {
   int err = dwfl_linux_proc_report(sym_dwfl, getpid());
   dwfl_report_end(sym_dwfl, NULL, NULL);
   return err == 0;
+}
+
+/* The module mapped at addr, looking once more after a fresh read of the mappings (dlopen
+ * without a refresh). */
+static Dwfl_Module *module_at(Dwarf_Addr addr) {
+  if (!sym_dwfl && !report_modules()) return NULL;
+  Dwfl_Module *mod = dwfl_addrmodule(sym_dwfl, addr);
+  if (!mod && report_modules()) mod = dwfl_addrmodule(sym_dwfl, addr);
+  return mod;
 }
 
 /* The compile unit containing addr. dwfl_module_addrdie looks only in .debug_aranges, which
@@ -123,89 +137,163 @@ static Dwarf_Die *find_cu(Dwfl_Module *mod, Dwarf_Addr addr, Dwarf_Addr *bias) {
   return NULL;
 }
 
-/* The innermost function whose code contains pc: an inlined subroutine's name when DWARF
- * records one (dwarf_diename follows DW_AT_abstract_origin), else the enclosing subprogram. */
-static const char *dwarf_func_name(Dwarf_Die *cu, Dwarf_Addr pc) {
-  Dwarf_Die *scopes = NULL;
-  int n = dwarf_getscopes(cu, pc, &scopes);
-  const char *name = NULL;
-  for (int i = 0; i < n && !name; i++) {
-    int tag = dwarf_tag(&scopes[i]);
-    if (tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine)
-      name = dwarf_diename(&scopes[i]);
+/* A file name of the unit made absolute with its compilation directory, interned. */
+static const char *unit_path(Dwarf_Die *cu, const char *file) {
+  if (!file) return "??";
+  Dwarf_Attribute attr;
+  const char *dir = file[0] != '/' ? dwarf_formstring(dwarf_attr(cu, DW_AT_comp_dir, &attr)) : NULL;
+  if (dir && *dir) {
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", dir, file);
+    return intern(path);
   }
-  free(scopes);
-  return name;
+  return intern(file);
 }
 
-/* Called with sym_lock held. */
-static bool lookup(uintptr_t ret, hrace_srcloc_t *out) {
-  *out = (hrace_srcloc_t){ .func = "??", .file = "??", .line = 0 };
-  if (!sym_dwfl && !report_modules()) return false;
-  Dwarf_Addr addr = ret - 1;   /* inside the call instruction, not after it */
-  Dwfl_Module *mod = dwfl_addrmodule(sym_dwfl, addr);
-  if (!mod) {
-    /* Perhaps mapped since the last read (dlopen without a refresh): look once more. */
-    if (!report_modules() || !(mod = dwfl_addrmodule(sym_dwfl, addr))) return false;
-  }
-  const char *modname = dwfl_module_info(mod, NULL, NULL, NULL, NULL, NULL, NULL, NULL);
-  out->file = intern(modname ? modname : "??");
+/* Entry i of the unit's file table (DW_AT_call_file of an inlined call), made absolute. */
+static const char *unit_file(Dwarf_Die *cu, Dwarf_Word index) {
+  Dwarf_Files *files;
+  size_t nfiles;
+  if (dwarf_getsrcfiles(cu, &files, &nfiles) != 0 || index >= nfiles) return "??";
+  return unit_path(cu, dwarf_filesrc(files, index, NULL, NULL));
+}
 
-  bool known = false;
-  const char *func = NULL;
+/* The source frames at pc (module-relative, in unit cu), innermost first: the scopes that are
+ * functions (DW_TAG_inlined_subroutine, then the DW_TAG_subprogram holding the code). Frame 0
+ * takes its file:line from the line table; each further frame the call site that the inlined
+ * scope below it records (DW_AT_call_file / DW_AT_call_line).
+ * dwarf_diename follows DW_AT_abstract_origin to the inlined function's name. */
+static unsigned dwarf_frames(Dwarf_Die *cu, Dwarf_Addr pc, hrace_frame_t *out, unsigned max) {
+  Dwarf_Line *l = dwarf_getsrc_die(cu, pc);
+  const char *file = l ? unit_path(cu, dwarf_linesrc(l, NULL, NULL)) : "??";
+  int line = 0;
+  if (!l || dwarf_lineno(l, &line) != 0) line = 0;
+  Dwarf_Die *scopes = NULL;
+  int n = dwarf_getscopes(cu, pc, &scopes);
+  if (n > 0) {
+    /* From an inlined scope outward, dwarf_getscopes continues with the abstract definition's
+     * scopes (what variable lookup wants); the concrete chain of call sites comes from
+     * dwarf_getscopes_die on the innermost scope, as eu-addr2line -i does. */
+    Dwarf_Die innermost = scopes[0];
+    free(scopes);
+    scopes = NULL;
+    n = dwarf_getscopes_die(&innermost, &scopes);
+  }
+  unsigned k = 0;
+  for (int i = 0; i < n && k < max; i++) {
+    int tag = dwarf_tag(&scopes[i]);
+    if (tag != DW_TAG_subprogram && tag != DW_TAG_inlined_subroutine) continue;
+    const char *name = dwarf_diename(&scopes[i]);
+    out[k++] = (hrace_frame_t){ .loc = { .func = intern(name), .file = file, .line = line },
+                                .inlined = tag == DW_TAG_inlined_subroutine };
+    if (tag == DW_TAG_subprogram) break;
+    Dwarf_Attribute attr;
+    Dwarf_Word cfile = 0, cline = 0;
+    bool has_file = dwarf_formudata(dwarf_attr(&scopes[i], DW_AT_call_file, &attr), &cfile) == 0;
+    if (dwarf_formudata(dwarf_attr(&scopes[i], DW_AT_call_line, &attr), &cline) != 0) cline = 0;
+    file = has_file ? unit_file(cu, cfile) : "??";
+    line = (int)cline;
+  }
+  free(scopes);
+  if (k == 0 && l) {   /* line info but no function scope (assembly, stripped DIEs) */
+    out[0] = (hrace_frame_t){ .loc = { .func = "??", .file = file, .line = line } };
+    k = 1;
+  }
+  return k;
+}
+
+/* Called with sym_lock held: fills e (frames malloc'd). */
+static void lookup(uintptr_t ret, sym_entry_t *e) {
+  *e = (sym_entry_t){ .ret = ret, .unknown = { .func = "??", .file = "??", .line = 0 } };
+  Dwarf_Addr addr = ret - 1;   /* inside the call instruction, not after it */
+  Dwfl_Module *mod = module_at(addr);
+  if (!mod) return;
+  const char *modname = dwfl_module_info(mod, NULL, NULL, NULL, NULL, NULL, NULL, NULL);
+  e->unknown.file = intern(modname ? modname : "??");
+
+  hrace_frame_t frames[HRACE_INLINE_MAX];
+  unsigned n = 0;
   Dwarf_Addr bias;
   Dwarf_Die *cu = find_cu(mod, addr, &bias);
-  if (cu) {
-    Dwarf_Line *l = dwarf_getsrc_die(cu, addr - bias);
-    const char *file = l ? dwarf_linesrc(l, NULL, NULL) : NULL;
-    int line = 0;
-    if (file && dwarf_lineno(l, &line) == 0) {
-      Dwarf_Attribute attr;
-      const char *dir = file[0] != '/' ? dwarf_formstring(dwarf_attr(cu, DW_AT_comp_dir, &attr))
-                                       : NULL;
-      if (dir && *dir) {
-        char path[4096];
-        snprintf(path, sizeof path, "%s/%s", dir, file);
-        out->file = intern(path);
-      } else {
-        out->file = intern(file);
-      }
-      out->line = line;
-      known = true;
-    }
-    func = dwarf_func_name(cu, addr - bias);
+  if (cu) n = dwarf_frames(cu, addr - bias, frames, HRACE_INLINE_MAX);
+  if (n > 0 && strcmp(frames[n - 1].loc.func, "??") == 0) {
+    const char *sym = dwfl_module_addrname(mod, addr);   /* ELF symbol table */
+    if (sym) frames[n - 1].loc.func = intern(sym);
   }
-  if (!func) func = dwfl_module_addrname(mod, addr);   /* ELF symbol table */
-  if (func) {
-    out->func = intern(func);
-    known = true;
+  if (n == 0) {   /* no DWARF: the ELF symbol and the module path */
+    const char *sym = dwfl_module_addrname(mod, addr);
+    if (!sym) return;
+    frames[0] = (hrace_frame_t){ .loc = { .func = intern(sym), .file = e->unknown.file } };
+    n = 1;
   }
-  return known;
+  e->frames = malloc(n * sizeof *e->frames);
+  if (!e->frames) return;
+  memcpy(e->frames, frames, n * sizeof *frames);
+  e->n = n;
+}
+
+/* The cache entry of ret, looked up on a miss. Called with sym_lock held. */
+static const sym_entry_t *entry(uintptr_t ret, sym_entry_t *scratch) {
+  sym_entry_t *e = cache_find(ret);
+  if (e) return e;
+  lookup(ret, scratch);
+  e = cache_put(scratch);
+  if (!e) {   /* not cached: the caller copies out, then the frames are dropped */
+    return scratch;
+  }
+  return e;
 }
 
 bool hrace__symbolize(uintptr_t ret, hrace_srcloc_t *out) {
+  hrace_frame_t f;
+  if (hrace__symbolize_frames(ret, &f, 1)) {
+    *out = f.loc;
+    return true;
+  }
   if (ret == 0) {
     *out = (hrace_srcloc_t){ .func = "??", .file = "??", .line = 0 };
     return false;
   }
   pthread_mutex_lock(&sym_lock);
-  bool known;
-  sym_entry_t *e = cache_find(ret);
-  if (e) {
-    *out = e->loc;
-    known = e->known;
-  } else {
-    known = lookup(ret, out);
-    cache_put(ret, known, out);
+  const sym_entry_t *e = cache_find(ret);
+  *out = e ? e->unknown : (hrace_srcloc_t){ .func = "??", .file = "??", .line = 0 };
+  pthread_mutex_unlock(&sym_lock);
+  return false;
+}
+
+unsigned hrace__symbolize_frames(uintptr_t ret, hrace_frame_t *out, unsigned max) {
+  if (ret == 0 || max == 0) return 0;
+  pthread_mutex_lock(&sym_lock);
+  sym_entry_t scratch;
+  const sym_entry_t *e = entry(ret, &scratch);
+  unsigned n = e->n < max ? e->n : max;
+  memcpy(out, e->frames, n * sizeof *out);
+  if (e == &scratch) free(scratch.frames);
+  pthread_mutex_unlock(&sym_lock);
+  return n;
+}
+
+bool hrace__symbolize_data(uintptr_t addr, hrace_datasym_t *out) {
+  pthread_mutex_lock(&sym_lock);
+  bool found = false;
+  Dwfl_Module *mod = addr ? module_at(addr) : NULL;
+  GElf_Off off;
+  GElf_Sym sym;
+  const char *name = mod ? dwfl_module_addrinfo(mod, addr, &off, &sym, NULL, NULL, NULL) : NULL;
+  int type = name ? GELF_ST_TYPE(sym.st_info) : STT_NOTYPE;
+  if (name && (type == STT_OBJECT || type == STT_TLS) && off < sym.st_size) {
+    *out = (hrace_datasym_t){ .name = intern(name), .offset = off, .size = sym.st_size };
+    found = true;
   }
   pthread_mutex_unlock(&sym_lock);
-  return known;
+  return found;
 }
 
 void hrace__symbolize_refresh(void) {
   pthread_mutex_lock(&sym_lock);
   if (sym_dwfl) dwfl_end(sym_dwfl);
   sym_dwfl = NULL;
+  for (size_t i = 0; i < cache_cap; i++) free(cache[i].frames);
   if (cache) memset(cache, 0, cache_cap * sizeof *cache);   /* interned strings stay valid */
   cache_len = 0;
   pthread_mutex_unlock(&sym_lock);

@@ -1,5 +1,6 @@
-/* Code address -> function, file, line, resolved with libdw (dwfl over this process's modules).
- * Results are cached per address and live for the life of the process. Thread-safe. */
+/* Code address -> function, file, line (with the inlined calls it sits in), and data address ->
+ * global variable, resolved with libdw / libelf (dwfl over this process's modules). Results are
+ * cached per code address and live for the life of the process. Thread-safe. */
 #ifndef HRACE_REPORT_SYMBOLIZE_H
 #define HRACE_REPORT_SYMBOLIZE_H
 #include <stdbool.h>
@@ -15,6 +16,32 @@ typedef struct hrace_srcloc {
  * ret - 1 so that the call instruction's line is reported. Returns false (and fills "??")
  * when nothing is known about the address. */
 bool hrace__symbolize(uintptr_t ret, hrace_srcloc_t *out);
+/* One source frame. A code address inside inlined code stands for several: the inlined
+ * function(s) innermost first, each `inlined` into the next, then the function holding the
+ * machine code. */
+typedef struct hrace_frame {
+  hrace_srcloc_t loc;
+  bool inlined;       /* this frame was inlined into the next one */
+} hrace_frame_t;
+
+#define HRACE_INLINE_MAX 8   /* frames kept per code address (deeper inline chains are cut) */
+
+/* The frames of return address `ret` (looked up at ret - 1 like hrace__symbolize), innermost
+ * first; frames[0].loc is what hrace__symbolize gives. Writes at most `max`, returns how many
+ * (0 when nothing is known about the address). */
+unsigned hrace__symbolize_frames(uintptr_t ret, hrace_frame_t *out, unsigned max);
+
+/* A global or static variable (ELF symbol table: STT_OBJECT / STT_TLS with a size). */
+typedef struct hrace_datasym {
+  const char *name;   /* interned */
+  uint64_t offset;    /* of the address inside the variable */
+  uint64_t size;      /* the variable's size in bytes */
+} hrace_datasym_t;
+
+/* The variable that holds data address `addr`, if the symbol table of a loaded module names
+ * one (heap, stack and anonymous mappings have none). */
+bool hrace__symbolize_data(uintptr_t addr, hrace_datasym_t *out);
+
 /* Forget the module list (after dlopen); the next lookup re-reads /proc/self/maps. */
 void hrace__symbolize_refresh(void);
 #endif

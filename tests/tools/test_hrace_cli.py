@@ -1,7 +1,10 @@
 #!/usr/bin/env python3
 """TAP tests of the hrace launcher (tools/hrace) without MPI or the runtime: usage errors, the
-merge of hand-written rank reports (dedup across ranks, counts, malformed lines), and `run`
-with fake jobs (environment handed to the job, mpirun -x insertion, exit statuses).
+merge of hand-written rank reports (dedup across ranks, counts, malformed lines, crash records),
+the text format (stacks, memory, regions, hints, colour only on a terminal), SARIF validated
+against the 2.1.0 schema (tests/golden), suppressions (grammar errors naming the line, each kind
+hiding exactly what it names), and `run` with fake jobs (environment handed to the job, mpirun
+-x insertion, exit statuses).
 
 usage: test_hrace_cli.py [--hrace PATH]    (default: tools/hrace of this source tree)"""
 
@@ -149,8 +152,8 @@ def run_tests(hrace_src, tmp):
        "text report of the rma-rma race (overlap of both ranges)", "...", errs)
     ok("hrace: rank 1: error: MPI_Put outside an epoch at main (x.c:12)" in errs,
        "diagnostic printed with rank and location", "diagnostic line", errs)
-    ok(errs.rstrip().endswith("hrace: 2 distinct data races in 3 reports"),
-       "summary line last", "hrace: 2 distinct data races in 3 reports", errs)
+    want = "hrace: 2 distinct data races (23 occurrences) in 3 reports from 2 ranks"
+    ok(errs.rstrip().endswith(want), "summary line last", want, errs)
     ok("warning" not in errs, "no warnings for well-formed complete reports", "", errs)
     ok("hrace: note: 2 more distinct races counted but not reported" in errs,
        "races over max_reports (summary \"unreported\") noted", "note", errs)
@@ -193,7 +196,8 @@ def run_tests(hrace_src, tmp):
         write_jsonl(os.path.join(d3, f"rank-{r}.jsonl"),
                     [{"type": "summary", "rank": r, "races": 0, "diagnostics": 0}])
     rc, out, errs = H("merge", d3, "--json", out_json)
-    ok(rc == 0 and errs == "", "no races: exit 0 and silent", "0, ''", (rc, errs))
+    is_((0, "hrace: no data races found (reports of 2 ranks)\n"), (rc, errs),
+        "no races: exit 0, only the summary line")
     is_("", open(out_json).read(), "no races: --json file written, empty")
 
     # ---- run with fake jobs --------------------------------------------------------------------
@@ -239,8 +243,8 @@ sys.exit(status)
     rc, out, errs = H("run", "--exitcode", "9", "--", sys.executable, job, "race", "0")
     is_(9, rc, "run: --exitcode 9 with a race")
     rc, out, errs = H("run", "--", sys.executable, job, "none", "3")
-    ok(rc == 3 and "data race" not in errs, "run: no race: the job's status (3), no report",
-       "3", (rc, errs))
+    ok(rc == 3 and "WARNING: data race" not in errs,
+       "run: no race: the job's status (3), no report", "3", (rc, errs))
     rc, out, errs = H("run", "--", sys.executable, job, "race", "-9")
     ok(rc == 66 and "y.c:9" in errs and "no summary" in errs,
        "run: job killed after reporting: race still read, exit 66", "66", (rc, errs))
@@ -278,8 +282,225 @@ os.execv(sys.executable, [sys.executable] + args)
         "run: -x LD_PRELOAD -x OMP_TOOL_LIBRARIES -x HRACE_OPTIONS after mpirun")
     is_(66, rc, "run through a launcher: race reported, exit 66")
 
+    report_tests(H, tmp, out_json)
+    suppression_tests(H, tmp, job, user_env)
+
     print(f"1..{n_run}")       # plan at the end: TAP allows it, and the count is kept once
     return 1 if n_failed else 0
+
+
+GOLDEN = os.path.join(HERE, "..", "golden")
+
+
+def import_jsonschema():
+    """jsonschema from this interpreter, or Debian's python3-jsonschema (scripts/install-deps.sh
+    installs it) when this python3 is not Debian's own (e.g. a pyenv one)."""
+    try:
+        import jsonschema
+        return jsonschema
+    except ImportError:
+        pass
+    import sys
+    sys.path.append("/usr/lib/python3/dist-packages")
+    try:
+        import jsonschema
+        return jsonschema
+    except ImportError:
+        return None
+
+
+def validate_sarif(path):
+    """None if valid against the vendored SARIF 2.1.0 schema (tests/golden), else why not."""
+    jsonschema = import_jsonschema()
+    if jsonschema is None:
+        return "python3's jsonschema module is missing (apt-get install python3-jsonschema)"
+    with open(os.path.join(GOLDEN, "sarif-2.1.0-rtm.5.json")) as f:
+        schema = json.load(f)
+    with open(path) as f:
+        log = json.load(f)
+    errors = list(jsonschema.Draft4Validator(schema).iter_errors(log))
+    return "; ".join(f"{'/'.join(map(str, e.path))}: {e.message}" for e in errors[:5]) or None
+
+
+def full_race(id_, rank):
+    """A race with every optional field: stack with an inlined frame, region, memory, hint."""
+    a = side("load", 1, "/work/src/app/x.c", 31)
+    a.update(func="get", file="/work/src/app/h.h", line=3, stack=[
+        {"func": "get", "file": "/work/src/app/h.h", "line": 3, "inlined": True},
+        {"func": "main", "file": "/work/src/app/x.c", "line": 31, "inlined": False},
+        {"func": "start", "file": "/work/src/app/x.c", "line": 70, "inlined": False}], sync=None)
+    b = side("MPI_Put", 0, "/usr/src/lib/y.c", 25)
+    b.update(stack=[{"func": "main", "file": "/usr/src/lib/y.c", "line": 25, "inlined": False}],
+             sync="exclusive lock epoch on rank 1 (MPI_Win_lock at y.c:20)")
+    r = race(id_, rank, "remote", a, b, window="halo")
+    r.update(addr="0x601008", variable={"name": "buf", "offset": 8, "size": 40},
+             allocation=None, hint="rank 1's load (h.h:3) is not ordered after rank 0's MPI_Put")
+    return r
+
+
+def report_tests(H, tmp, out_json):
+    """Text with stacks / memory / region / hint, SARIF (schema-valid), crash records, colour."""
+    d = os.path.join(tmp, "full")
+    os.makedirs(d)
+    write_jsonl(os.path.join(d, "rank-1.jsonl"), [
+        full_race(1, 1), {"type": "race-count", "id": 1, "rank": 1, "count": 4},
+        race(2, 1, "rma-rma", side("MPI_Put", 0, "/work/src/app/x.c", 40),
+             side("MPI_Put", 0, "/work/src/app/x.c", 41), window="grid"),
+        {"type": "crash", "rank": 1, "reason": "signal", "signal": 11, "code": 0, "races": 2}])
+    write_jsonl(os.path.join(d, "rank-0.jsonl"),
+                [{"type": "crash", "rank": 0, "reason": "MPI_Abort", "signal": 0, "code": 3,
+                  "races": 0}])
+    sarif = os.path.join(tmp, "out.sarif")
+    rc, out, errs = H("merge", d, "--sarif", sarif, "--source-root", "/work/src")
+    is_(66, rc, "full report: exit 66")
+    want = "\n".join([
+        '==hrace== WARNING: data race (remote) on window "halo" of rank 1, bytes [0,4)',
+        "==hrace==   memory: variable 'buf' (40 bytes), bytes [8,12) of it",
+        "==hrace==   load     by rank 1 thread 0 at get (h.h:3)",
+        "==hrace==              inlined in  main (x.c:31)",
+        "==hrace==              called from start (x.c:70)",
+        "==hrace==   MPI_Put  by rank 0 thread 0 at main (y.c:25)",
+        "==hrace==              in exclusive lock epoch on rank 1 (MPI_Win_lock at y.c:20)",
+        "==hrace==   hint: rank 1's load (h.h:3) is not ordered after rank 0's MPI_Put",
+        "==hrace==   seen 4 times"])
+    ok(want in errs, "text: memory, inlined / called-from frames, region, hint", want, errs)
+    ok("rank 1 was killed by signal 11 (SIGSEGV); its races up to then are reported" in errs,
+       "crash record of a signal named", "killed by signal 11 (SIGSEGV)", errs)
+    ok("rank 0 ended in MPI_Abort (code 3)" in errs, "crash record of MPI_Abort named",
+       "ended in MPI_Abort (code 3)", errs)
+    ok(errs.rstrip().endswith("from 2 ranks; 2 ranks ended early"),
+       "summary counts the ranks that ended early", "...; 2 ranks ended early", errs)
+    ok("\033[" not in errs, "no colour when stderr is not a terminal", "no ESC", errs)
+
+    problem = validate_sarif(sarif)
+    ok(problem is None, "SARIF validates against the SARIF 2.1.0 schema", None, problem)
+    log = json.load(open(sarif))
+    run = log["runs"][0]
+    is_(("2.1.0", "hrace"), (log["version"], run["tool"]["driver"]["name"]), "SARIF version, tool")
+    res = {r["ruleId"]: r for r in run["results"]}
+    is_(["hrace/remote", "hrace/rma-rma"], sorted(res), "one result per distinct race, by kind")
+    r = res["hrace/remote"]
+    rules = run["tool"]["driver"]["rules"]
+    is_("hrace/remote", rules[r["ruleIndex"]]["id"], "ruleIndex points at the result's rule")
+    loc = r["locations"][0]["physicalLocation"]
+    is_(({"uri": "app/h.h", "uriBaseId": "%SRCROOT%"}, {"startLine": 3}),
+        (loc["artifactLocation"], loc.get("region")), "location relative to --source-root")
+    rel = r["relatedLocations"][0]["physicalLocation"]["artifactLocation"]
+    is_({"uri": "file:///usr/src/lib/y.c"}, rel, "other side outside the root: absolute file URI")
+    is_(4, r["occurrenceCount"], "occurrenceCount is the merged count")
+    is_(["get", "main", "start"],
+        [f["location"]["logicalLocations"][0]["name"] for f in r["stacks"][0]["frames"]],
+        "stack frames of the first access")
+    ok("rank 1's load (h.h:3) is not ordered" in r["message"]["text"], "hint in the message",
+       "hint", r["message"]["text"])
+    is_("file:///work/src/", run["originalUriBaseIds"]["%SRCROOT%"]["uri"], "%SRCROOT% defined")
+    notes = run["invocations"][0].get("toolExecutionNotifications", [])
+    ok(len(notes) == 2 and not run["invocations"][0]["executionSuccessful"],
+       "ranks that ended early are tool notifications", 2, notes)
+    fp = r["partialFingerprints"]["hraceRace/v1"]
+    rc, out, errs = H("merge", d, "--sarif", sarif, "--source-root", "/work/src/")
+    is_(fp, json.load(open(sarif))["runs"][0]["results"][0]["partialFingerprints"]["hraceRace/v1"],
+        "fingerprint stable across runs")
+    clean = os.path.join(tmp, "clean")
+    rc, out, errs = H("merge", clean, "--sarif", sarif)
+    ok(rc == 0 and validate_sarif(sarif) is None and json.load(open(sarif))["runs"][0]["results"]
+       == [], "no races: an empty, valid SARIF log", "[]", validate_sarif(sarif))
+
+    # Colour: only on a terminal, never with NO_COLOR.
+    import pty
+    for no_color, want_esc in ((None, True), ("1", False)):
+        master, slave = pty.openpty()
+        e = {k: v for k, v in os.environ.items() if k != "NO_COLOR"}
+        if no_color:
+            e["NO_COLOR"] = no_color
+        p = subprocess.run([sys.executable, os.path.join(tmp, "bin", "hrace"), "merge", d],
+                           stdout=subprocess.PIPE, stderr=slave, env=e, timeout=60)
+        os.close(slave)
+        chunks = []
+        while True:
+            try:
+                chunk = os.read(master, 65536)
+            except OSError:
+                break
+            if not chunk:
+                break
+            chunks.append(chunk)
+        os.close(master)
+        text = b"".join(chunks).decode(errors="replace")
+        ok(("\033[1;31mWARNING: data race" in text) == want_esc,
+           f"colour on a terminal {'with' if no_color else 'without'} NO_COLOR: "
+           f"{'coloured' if want_esc else 'plain'}", want_esc, text[:200])
+
+
+def suppression_tests(H, tmp, job, user_env):
+    """--suppressions: malformed files are usage errors naming the line; run hands the file to
+    the runtime; merge applies each kind to exactly what it names."""
+    def supp(name, text):
+        path = os.path.join(tmp, name)
+        with open(path, "w") as f:
+            f.write(text)
+        return path
+
+    for text, want in (("window:halo\nfunctions:foo\n", ":2: unknown suppression kind 'functions'"),
+                       ("\n# c\nfoo\n", ":3: expected KIND:PATTERN"),
+                       ("function:\n", ":1: empty pattern"),
+                       ("file:x.c:0\n", ":1: bad line number '0'"),
+                       ("file:x.c:7x\n", ":1: bad line number '7x'")):
+        path = supp("bad.supp", text)
+        envfile = os.path.join(tmp, "env.json")
+        if os.path.exists(envfile):
+            os.unlink(envfile)
+        rc, out, errs = H("run", "--suppressions", path, "--", sys.executable, job, "race", "0")
+        ok(rc == 2 and path + want in errs and not os.path.exists(envfile),
+           f"malformed suppressions ({want.split(': ', 1)[1]}): exit 2 before the job, line named",
+           path + want, (rc, errs))
+    rc, out, errs = H("run", "--suppressions", os.path.join(tmp, "missing.supp"), "--", "true")
+    ok(rc == 2 and "missing.supp" in errs, "missing suppressions file: exit 2, named", 2, (rc, errs))
+
+    good = supp("good.supp", "# nothing to hide\n")
+    rc, out, errs = H("run", "--suppressions", good, "--", sys.executable, job, "race", "0",
+                      env=user_env)
+    seen = json.load(open(os.path.join(tmp, "env.json")))
+    ok(seen["HRACE_OPTIONS"].endswith(f"report_text=0 suppressions={good}"),
+       "run: the suppressions file goes to the runtime (absolute path)", good,
+       seen["HRACE_OPTIONS"])
+
+    # merge: four races, each rule must take exactly its own.
+    d = os.path.join(tmp, "supp-reports")
+    os.makedirs(d)
+    races = {
+        "fn": race(1, 1, "remote", dict(side("load", 1, "/s/a.c", 10, func="halo_exchange"),
+                                        stack=[{"func": "pack", "file": "/s/a.c", "line": 10,
+                                                "inlined": True},
+                                               {"func": "halo_exchange", "file": "/s/a.c",
+                                                "line": 12, "inlined": False}]),
+                   side("MPI_Put", 0, "/s/b.c", 20), window="w1"),
+        "line": race(2, 1, "remote", side("load", 1, "/s/c.c", 30), side("MPI_Put", 0, "/s/c.c", 31),
+                     window="w1"),
+        "file": race(3, 1, "remote", side("load", 1, "/s/lib/d.c", 40),
+                     side("MPI_Get", 0, "/s/e.c", 41), window="w1"),
+        "win": race(4, 1, "rma-rma", side("MPI_Put", 0, "/s/f.c", 50),
+                    side("MPI_Put", 2, "/s/f.c", 51), window="scratch"),
+    }
+    write_jsonl(os.path.join(d, "rank-1.jsonl"), list(races.values()) +
+                [{"type": "summary", "rank": 1, "races": 4, "diagnostics": 0}])
+    out_json = os.path.join(tmp, "supp.jsonl")
+    cases = [
+        ("function:halo_exchange", {"fn"}), ("function:pack", {"fn"}), ("function:halo", set()),
+        ("file:c.c:30", {"line"}), ("file:c.c:31", {"line"}), ("file:c.c:32", set()),
+        ("file:d.c", {"file"}), ("file:/s/lib/*", {"file"}), ("file:lib/d.c", set()),
+        ("window:scratch", {"win"}), ("window:w1", {"fn", "line", "file"}),
+        ("window:f.c", set()), ("file:scratch", set()), ("function:scratch", set()),
+    ]
+    lines_of = {k: (r["a"]["line"], r["b"]["line"]) for k, r in races.items()}
+    for rule, hidden in cases:
+        rc, out, errs = H("merge", d, "--json", out_json, "--suppressions", supp("one.supp", rule))
+        left = {min(json.loads(l)["a"]["line"], json.loads(l)["b"]["line"])
+                for l in open(out_json) if l.strip()}
+        want = {min(v) for k, v in lines_of.items() if k not in hidden}
+        ok(left == want and (f"; {len(hidden)} suppressed" in errs) == bool(hidden),
+           f"merge --suppressions '{rule}' hides exactly {sorted(hidden) or 'nothing'}",
+           sorted(want), (sorted(left), errs.strip().splitlines()[-1]))
 
 
 if __name__ == "__main__":

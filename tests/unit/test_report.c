@@ -51,7 +51,7 @@ static __attribute__((noinline)) void misuse_here(void) {
 }
 
 int main(void) {
-  plan(30);
+  plan(32);
   char dir[] = "/tmp/hrace-test-report-XXXXXX";
   if (!mkdtemp(dir)) { perror("mkdtemp"); return 1; }
   char errpath[256], jsonpath[256];
@@ -72,7 +72,17 @@ int main(void) {
   hrace__report_init(0, 2);
   hrace_report_t r1 = race("remote", "my \"win\"\\1\t", 31, 25);
   hrace__report_race(&r1);                                   /* id 1 */
-  hrace_report_t r2 = race("remote", "win0", 40, 25);
+  hrace_report_t r2 = race("remote", "win0", 40, 25);       /* with everything a report can say */
+  hrace_srcloc_t get = { .func = "get", .file = "/src/dir/h.h", .line = 3 };
+  r2.a.loc = get;
+  r2.a.frames[0] = (hrace_frame_t){ .loc = get, .inlined = true };
+  r2.a.frames[1] = (hrace_frame_t){ .loc = { .func = "main", .file = "/src/dir/x.c", .line = 40 } };
+  r2.a.frames[2] = (hrace_frame_t){ .loc = { .func = "start", .file = "/src/dir/x.c", .line = 70 } };
+  r2.a.nframes = 3;
+  r2.b.sync = "exclusive lock epoch on rank 1 (MPI_Win_lock at y.c:20)";
+  r2.hint = "rank 1's load (h.h:3) is not ordered after rank 0's MPI_Put (y.c:25)";
+  r2.addr = 0x601002;
+  r2.variable = (hrace_datasym_t){ .name = "buf", .offset = 2, .size = 40 };
   hrace__report_race(&r2);                                   /* id 2 */
   hrace_report_t dup1 = race("remote", "other", 25, 31);      /* same lines, a/b files swapped */
   dup1.a.loc.file = "/src/dir/y.c";
@@ -104,11 +114,26 @@ int main(void) {
   has(lines[0], "\"window\":\"my \\\"win\\\"\\\\1\\t\"", "window escaped");
   has(lines[0], "\"owner\":1,\"base\":\"0x7f0000001000\"", "race 1 owner/base");
   has(lines[0], "\"a\":{\"op\":\"load\",\"rank\":1,\"thread\":0,\"func\":\"main\","
-                "\"file\":\"/src/dir/x.c\",\"line\":31,\"offset\":0,\"size\":4}", "side a");
+                "\"file\":\"/src/dir/x.c\",\"line\":31,\"offset\":0,\"size\":4,"
+                "\"stack\":[{\"func\":\"main\",\"file\":\"/src/dir/x.c\",\"line\":31,"
+                "\"inlined\":false}],\"sync\":null}", "side a (stack of its location only)");
   has(lines[0], "\"b\":{\"op\":\"MPI_Put\",\"rank\":0,\"thread\":2,\"func\":\"writer\","
-                "\"file\":\"/src/dir/y.c\",\"line\":25,\"offset\":2,\"size\":8}}", "side b");
-  has(lines[1], "\"id\":2,", "race 2");
-  has(lines[1], "\"line\":40,", "race 2 line");
+                "\"file\":\"/src/dir/y.c\",\"line\":25,\"offset\":2,\"size\":8,\"stack\":[",
+      "side b");
+  has(lines[0], "\"addr\":null,\"variable\":null,\"allocation\":null,\"hint\":null,",
+      "unknown memory and hint are null");
+  has(lines[1], "{\"type\":\"race\",\"id\":2,\"rank\":0,\"kind\":\"remote\",\"window\":\"win0\","
+                "\"owner\":1,\"base\":\"0x7f0000001000\",\"addr\":\"0x601002\","
+                "\"variable\":{\"name\":\"buf\",\"offset\":2,\"size\":40},\"allocation\":null,"
+                "\"hint\":\"rank 1's load (h.h:3) is not ordered after rank 0's MPI_Put (y.c:25)\","
+                "\"a\":{\"op\":\"load\",\"rank\":1,\"thread\":0,\"func\":\"get\","
+                "\"file\":\"/src/dir/h.h\",\"line\":3,\"offset\":0,\"size\":4,\"stack\":["
+                "{\"func\":\"get\",\"file\":\"/src/dir/h.h\",\"line\":3,\"inlined\":true},"
+                "{\"func\":\"main\",\"file\":\"/src/dir/x.c\",\"line\":40,\"inlined\":false},"
+                "{\"func\":\"start\",\"file\":\"/src/dir/x.c\",\"line\":70,\"inlined\":false}],"
+                "\"sync\":null},", "race 2: the whole line up to side b");
+  has(lines[1], "\"sync\":\"exclusive lock epoch on rank 1 (MPI_Win_lock at y.c:20)\"}}\n",
+      "race 2: side b's sync region");
   has(lines[2], "{\"type\":\"diagnostic\",\"rank\":0,\"severity\":\"error\","
                 "\"message\":\"MPI_Put outside an epoch on \\\"win0\\\"\",\"func\":\"main\",",
       "diagnostic");
@@ -117,15 +142,25 @@ int main(void) {
   has(lines[2], want, "diagnostic location");
   has(lines[3], "\"id\":3,\"rank\":0,\"kind\":\"rma-rma\"", "race 3: other kind, same lines");
   has(lines[4], "{\"type\":\"race-count\",\"id\":1,\"rank\":0,\"count\":3}", "dedup count");
-  has(lines[5], "{\"type\":\"summary\",\"rank\":0,\"races\":4,\"diagnostics\":1,\"unreported\":1}",
+  has(lines[5], "{\"type\":\"summary\",\"rank\":0,\"races\":4,\"diagnostics\":1,\"unreported\":1,"
+                "\"suppressed\":0}",
       "summary");
 
   read_all(errpath);
   has(text, "==hrace== WARNING: data race (remote) on window \"win0\" of rank 1, bytes [2,4)\n"
-            "==hrace==   load     by rank 1 thread 0 at main (x.c:40)\n"
+            "==hrace==   memory: variable 'buf' (40 bytes), bytes [2,4) of it\n"
+            "==hrace==   load     by rank 1 thread 0 at get (h.h:3)\n"
+            "==hrace==              inlined in  main (x.c:40)\n"
+            "==hrace==              called from start (x.c:70)\n"
+            "==hrace==   MPI_Put  by rank 0 thread 2 at writer (y.c:25)\n"
+            "==hrace==              in exclusive lock epoch on rank 1 (MPI_Win_lock at y.c:20)\n"
+            "==hrace==   hint: rank 1's load (h.h:3) is not ordered after rank 0's MPI_Put (y.c:25)\n",
+      "text race with memory, stack, region and hint");
+  has(text, "==hrace== WARNING: data race (remote) on window \"my \"win\"\\1\t\" of rank 1, bytes [2,4)\n"
+            "==hrace==   load     by rank 1 thread 0 at main (x.c:31)\n"
             "==hrace==   MPI_Put  by rank 0 thread 2 at writer (y.c:25)\n"
             "==hrace==   (neither access is ordered before the other by MPI or OpenMP "
-            "synchronisation)\n", "text race");
+            "synchronisation)\n", "text race without the optional parts");
   snprintf(want, sizeof want, "hrace: rank 0: error: MPI_Put outside an epoch on \"win0\" at main "
            "(test_report.c:%d)\n", misuse_line);
   has(text, want, "text diagnostic");
