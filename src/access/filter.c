@@ -1,76 +1,266 @@
-/* Tracked address ranges (see filter.h). Writers serialise on a mutex and publish a new
- * array; old arrays are kept (not freed) because a reader may still be scanning one: windows
- * are created and freed rarely, so the leak is a few hundred bytes per window. */
+/* Tracked address ranges (see filter.h): the gate, and behind it a sorted array of ranges under
+ * a sequence lock. Writers (window creation / free, RMA issue / completion) serialise on a
+ * mutex; readers retry while a write is in progress or when one happened under them.
+ *
+ * Overlapping ranges are allowed (a put from window memory is both). To find every range that
+ * meets [a, b) in a sorted-by-lo array, each entry also keeps the largest `hi` of the entries up
+ * to it: a binary search finds the last entry with lo < b, and the scan backwards stops at the
+ * first entry whose running maximum is <= a. */
 #include "access/filter.h"
 
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
-_Atomic uintptr_t hrace__filter_lo = 0, hrace__filter_span = 0;
+hrace_gate_t hrace__gate;
 _Atomic(hrace_ranges_t *) hrace__filter_ranges = NULL;
+
+typedef struct ent {
+  _Atomic uintptr_t lo, hi, maxhi;
+  _Atomic(void *) owner;
+  _Atomic int kind;
+} ent_t;
+
+typedef struct arr {
+  unsigned cap;                 /* fixed for the array's life: readers clamp the count to it */
+  ent_t e[];
+} arr_t;
+
+_Atomic unsigned hrace__filter_seq;   /* odd while a writer changes the array */
+#define seq hrace__filter_seq
+static _Atomic(arr_t *) cur;
+static _Atomic unsigned count;
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 
+#define LD(x) atomic_load_explicit(&(x), memory_order_relaxed)
+#define ST(x, v) atomic_store_explicit(&(x), (v), memory_order_relaxed)
+
+static inline void cpu_relax(void) {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#endif
+}
+
+unsigned hrace__filter_find(uintptr_t a, size_t len, hrace_range_t *out, unsigned max) {
+  if (!len) return 0;
+  uintptr_t b = a + len < a ? UINTPTR_MAX : a + len;
+  for (;;) {
+    unsigned s0 = atomic_load_explicit(&seq, memory_order_acquire);
+    if (s0 & 1) {
+      cpu_relax();
+      continue;
+    }
+    arr_t *ar = atomic_load_explicit(&cur, memory_order_acquire);
+    unsigned n = LD(count), k = 0;
+    if (ar && n > ar->cap) n = ar->cap;
+    if (ar && n) {
+      unsigned l = 0, h = n;            /* first entry with lo >= b */
+      while (l < h) {
+        unsigned m = (l + h) / 2;
+        if (LD(ar->e[m].lo) < b) l = m + 1;
+        else h = m;
+      }
+      for (unsigned j = l; j-- > 0;) {
+        if (LD(ar->e[j].maxhi) <= a) break;
+        uintptr_t hi = LD(ar->e[j].hi);
+        if (hi <= a) continue;
+        if (k < max)
+          out[k] = (hrace_range_t){ LD(ar->e[j].lo), hi, LD(ar->e[j].kind), LD(ar->e[j].owner) };
+        k++;
+      }
+    }
+    atomic_thread_fence(memory_order_acquire);
+    if (LD(seq) != s0) continue;
+    unsigned got = k < max ? k : max;   /* found from the top down: put in address order */
+    for (unsigned i = 0; i < got / 2; i++) {
+      hrace_range_t t = out[i];
+      out[i] = out[got - 1 - i];
+      out[got - 1 - i] = t;
+    }
+    return k;
+  }
+}
+
+bool hrace__filter_gap(uintptr_t a, uintptr_t *lo, uintptr_t *hi, unsigned *seqp) {
+  for (;;) {
+    unsigned s0 = atomic_load_explicit(&seq, memory_order_acquire);
+    if (s0 & 1) {
+      cpu_relax();
+      continue;
+    }
+    arr_t *ar = atomic_load_explicit(&cur, memory_order_acquire);
+    unsigned n = LD(count);
+    if (ar && n > ar->cap) n = ar->cap;
+    uintptr_t l = 0, h = UINTPTR_MAX;
+    int inside = 0;
+    if (ar && n) {
+      unsigned x = 0, y = n;            /* first entry with lo > a */
+      while (x < y) {
+        unsigned m = (x + y) / 2;
+        if (LD(ar->e[m].lo) <= a) x = m + 1;
+        else y = m;
+      }
+      if (x < n) h = LD(ar->e[x].lo);
+      if (x > 0) {
+        l = LD(ar->e[x - 1].maxhi);
+        inside = l > a;
+      }
+    }
+    atomic_thread_fence(memory_order_acquire);
+    if (LD(seq) != s0) continue;
+    *lo = l;
+    *hi = h;
+    *seqp = s0;
+    return !inside;
+  }
+}
+
 bool hrace__filter_overlaps(uintptr_t a, size_t len) {
-  hrace_ranges_t *rs = atomic_load_explicit(&hrace__filter_ranges, memory_order_acquire);
-  if (!rs) return false;
-  for (unsigned i = 0; i < rs->n; i++)
-    if (a < rs->r[i].hi && a + len > rs->r[i].lo) return true;
-  return false;
+  return hrace__filter_maybe_range(a, len) && hrace__filter_find(a, len, NULL, 0) > 0;
 }
 
-static int cmp(const void *x, const void *y) {
-  const hrace_range_t *a = x, *b = y;
-  return a->lo < b->lo ? -1 : a->lo > b->lo;
+/* ---- writers (under mu) ---------------------------------------------------------------- */
+
+static void write_begin(void) {
+  ST(seq, LD(seq) + 1);
+  atomic_thread_fence(memory_order_release);
+}
+static void write_end(void) { atomic_store_explicit(&seq, LD(seq) + 1, memory_order_release); }
+
+/* Running maxima from entry i on. */
+static void fix_maxhi(arr_t *ar, unsigned i, unsigned n) {
+  uintptr_t m = i ? LD(ar->e[i - 1].maxhi) : 0;
+  for (; i < n; i++) {
+    if (LD(ar->e[i].hi) > m) m = LD(ar->e[i].hi);
+    ST(ar->e[i].maxhi, m);
+  }
 }
 
-/* Publish `n` ranges (sorted here) and the bounds the fast path tests. */
-static void publish(hrace_range_t *r, unsigned n) {
-  hrace_ranges_t *rs = malloc(sizeof *rs + n * sizeof *r);
+/* Set the bounds [lo, hi) (slack applied here) in both halves of the gate. Widen to everything
+ * first, so that a reader who sees the new lo with the old span never misses a live range,
+ * then narrow; the callbacks' span stays all ones while the history records. */
+static void set_gate(uintptr_t lo, uintptr_t hi) {
+  lo = lo > HRACE_FILTER_SLACK ? lo - HRACE_FILTER_SLACK : 0;
+  int hist = LD(hrace__gate.history);
+  atomic_store_explicit(&hrace__gate.tspan, UINTPTR_MAX, memory_order_release);
+  atomic_store_explicit(&hrace__gate.span, UINTPTR_MAX, memory_order_release);
+  atomic_store_explicit(&hrace__gate.tlo, lo, memory_order_release);
+  atomic_store_explicit(&hrace__gate.lo, lo, memory_order_release);
+  atomic_store_explicit(&hrace__gate.tspan, hi - lo, memory_order_release);
+  if (!hist) atomic_store_explicit(&hrace__gate.span, hi - lo, memory_order_release);
+}
+
+static void publish_gate(arr_t *ar, unsigned n) {
+  if (!n) {
+    atomic_store_explicit(&hrace__gate.tspan, 0, memory_order_release);
+    if (!LD(hrace__gate.history)) atomic_store_explicit(&hrace__gate.span, 0, memory_order_release);
+    return;
+  }
+  set_gate(LD(ar->e[0].lo), LD(ar->e[n - 1].maxhi));
+}
+
+void hrace__filter_history_on(void) {
+  pthread_mutex_lock(&mu);
+  atomic_store_explicit(&hrace__gate.span, UINTPTR_MAX, memory_order_release);
+  atomic_store_explicit(&hrace__gate.history, 1, memory_order_release);
+  pthread_mutex_unlock(&mu);
+}
+
+/* The compatibility copy (filter.h). Replaced copies are freed RETIRE changes later. */
+#define RETIRE 256
+static hrace_ranges_t *retired[RETIRE];
+static unsigned nretired;
+
+static void publish_copy(arr_t *ar, unsigned n) {
+  hrace_ranges_t *rs = malloc(sizeof *rs + (n ? n : 1) * sizeof rs->r[0]);
   if (!rs) abort();
   rs->n = n;
-  memcpy(rs->r, r, n * sizeof *r);
-  qsort(rs->r, n, sizeof *r, cmp);
-  uintptr_t lo = UINTPTR_MAX, hi = 0;
-  for (unsigned i = 0; i < n; i++) {
-    if (rs->r[i].lo < lo) lo = rs->r[i].lo;
-    if (rs->r[i].hi > hi) hi = rs->r[i].hi;
-  }
-  atomic_store_explicit(&hrace__filter_ranges, rs, memory_order_release);
-  if (n == 0) {
-    atomic_store_explicit(&hrace__filter_span, 0, memory_order_release);
-  } else {
-    lo = lo > HRACE_FILTER_SLACK ? lo - HRACE_FILTER_SLACK : 0;
-    /* Widen before narrowing so a concurrent reader never misses a live range. */
-    atomic_store_explicit(&hrace__filter_span, UINTPTR_MAX, memory_order_release);
-    atomic_store_explicit(&hrace__filter_lo, lo, memory_order_release);
-    atomic_store_explicit(&hrace__filter_span, hi - lo, memory_order_release);
-  }
+  for (unsigned i = 0; i < n; i++)
+    rs->r[i] = (hrace_range_t){ LD(ar->e[i].lo), LD(ar->e[i].hi), LD(ar->e[i].kind), LD(ar->e[i].owner) };
+  hrace_ranges_t *old = atomic_exchange_explicit(&hrace__filter_ranges, rs, memory_order_acq_rel);
+  if (!old) return;
+  unsigned slot = nretired++ % RETIRE;
+  free(retired[slot]);
+  retired[slot] = old;
 }
 
 void hrace__filter_add(uintptr_t lo, uintptr_t hi, int kind, void *owner) {
   if (hi <= lo) return;
   pthread_mutex_lock(&mu);
-  hrace_ranges_t *old = atomic_load_explicit(&hrace__filter_ranges, memory_order_acquire);
-  unsigned n = old ? old->n : 0;
-  hrace_range_t *r = malloc((n + 1) * sizeof *r);
-  if (!r) abort();
-  if (n) memcpy(r, old->r, n * sizeof *r);
-  r[n] = (hrace_range_t){ lo, hi, kind, owner };
-  publish(r, n + 1);
-  free(r);
+  arr_t *ar = LD(cur);
+  unsigned n = LD(count);
+  if (!ar || n == ar->cap) {
+    /* Grow into a new array; the old one stays mapped for readers still scanning it. */
+    unsigned ncap = ar ? 2 * ar->cap : 16;
+    arr_t *na = calloc(1, sizeof *na + ncap * sizeof na->e[0]);
+    if (!na) abort();
+    na->cap = ncap;
+    for (unsigned i = 0; i < n; i++) {
+      ST(na->e[i].lo, LD(ar->e[i].lo));
+      ST(na->e[i].hi, LD(ar->e[i].hi));
+      ST(na->e[i].maxhi, LD(ar->e[i].maxhi));
+      ST(na->e[i].owner, LD(ar->e[i].owner));
+      ST(na->e[i].kind, LD(ar->e[i].kind));
+    }
+    atomic_store_explicit(&cur, na, memory_order_release);
+    ar = na;
+  }
+  /* Widen the gate before the range exists, so no access to it after we return is missed. */
+  uintptr_t glo = n ? LD(ar->e[0].lo) : lo, ghi = n ? LD(ar->e[n - 1].maxhi) : hi;
+  set_gate(lo < glo ? lo : glo, hi > ghi ? hi : ghi);
+
+  unsigned at = n;
+  while (at > 0 && LD(ar->e[at - 1].lo) > lo) at--;
+  write_begin();
+  for (unsigned i = n; i > at; i--) {
+    ST(ar->e[i].lo, LD(ar->e[i - 1].lo));
+    ST(ar->e[i].hi, LD(ar->e[i - 1].hi));
+    ST(ar->e[i].owner, LD(ar->e[i - 1].owner));
+    ST(ar->e[i].kind, LD(ar->e[i - 1].kind));
+  }
+  ST(ar->e[at].lo, lo);
+  ST(ar->e[at].hi, hi);
+  ST(ar->e[at].owner, owner);
+  ST(ar->e[at].kind, kind);
+  fix_maxhi(ar, at, n + 1);
+  ST(count, n + 1);
+  write_end();
+  publish_copy(ar, n + 1);
   pthread_mutex_unlock(&mu);
 }
 
 void hrace__filter_remove(void *owner) {
   pthread_mutex_lock(&mu);
-  hrace_ranges_t *old = atomic_load_explicit(&hrace__filter_ranges, memory_order_acquire);
-  unsigned n = old ? old->n : 0, k = 0;
-  hrace_range_t *r = malloc((n + 1) * sizeof *r);
-  if (!r) abort();
+  arr_t *ar = LD(cur);
+  unsigned n = LD(count), k = 0;
+  if (!ar) {
+    pthread_mutex_unlock(&mu);
+    return;
+  }
+  unsigned first = n;
   for (unsigned i = 0; i < n; i++)
-    if (old->r[i].owner != owner) r[k++] = old->r[i];
-  publish(r, k);
-  free(r);
+    if (LD(ar->e[i].owner) == owner) {
+      first = i;
+      break;
+    }
+  if (first == n) {
+    pthread_mutex_unlock(&mu);
+    return;
+  }
+  write_begin();
+  k = first;
+  for (unsigned i = first; i < n; i++) {
+    if (LD(ar->e[i].owner) == owner) continue;
+    ST(ar->e[k].lo, LD(ar->e[i].lo));
+    ST(ar->e[k].hi, LD(ar->e[i].hi));
+    ST(ar->e[k].owner, LD(ar->e[i].owner));
+    ST(ar->e[k].kind, LD(ar->e[i].kind));
+    k++;
+  }
+  fix_maxhi(ar, first, k);
+  ST(count, k);
+  write_end();
+  publish_gate(ar, k);   /* narrow after the range is gone */
+  publish_copy(ar, k);
   pthread_mutex_unlock(&mu);
 }

@@ -13,6 +13,7 @@ hrace_aid_t hrace__access_new(const hrace_access_t *init) {
   a->atomic_class = init->atomic_class;
   a->rank = init->rank;
   a->thread = init->thread;
+  a->stack = init->stack;
   a->pc = init->pc;
   a->loc = init->loc;
   /* Release: whoever reads this id from a shadow cell sees the fields above. */

@@ -1,8 +1,37 @@
-/* Shadow cells and the race check (see shadow.h for the encoding). */
+/* Shadow cells and the race check (see shadow.h for what is recorded and checked).
+ *
+ * Encoding: the state of a byte is a *cell*, a 64-bit word
+ *     bit 63      FROZEN (in a block being copied into a finer one, see below)
+ *     bit 62      SYNC: a synchronisation variable (hrace__shadow_mark_sync), never checked
+ *     bits 32-61  last write's descriptor id (ids are < 2^30: clocks/table.h)
+ *     bits 0-31   last read's id, or RSET_BIT | id of a read set
+ * and bytes that share a state share a cell. Granularity follows the accesses: each 8 bytes
+ * of the region (8-aligned from its start) have a *granule word* that is
+ *     a cell for all 8 bytes (bit 63 clear): what 8-byte accesses, ranges and untouched
+ *         memory need, 1 shadow byte per byte;
+ *     or (bit 63 set) a pointer to a block of 2 cells, one per 4-byte half (bit 62 clear),
+ *         when 4-byte accesses split the granule: 3 bytes per byte;
+ *     or to a block of 8 cells, one per byte (bit 62 set), when 1- or 2-byte accesses or
+ *         unaligned ones do: 9 (11 after halves) bytes per byte.
+ * A granule only ever gets finer; blocks come from bump arenas inside the region's own mapping
+ * (touched only where used, unmapped with it), so there is nothing to free one by one.
+ *
+ * Concurrency (any number of application threads and the progress thread, no lock): a cell
+ * changes by CAS. A granule word goes from cell to pointer by CAS, so an update racing with
+ * the split fails its CAS, sees bit 63 and starts over from the granule. Halves become bytes
+ * by first freezing both half cells (CAS in bit 63, in order, so one splitter wins), copying
+ * them into the new block, then swinging the granule word; updaters that meet a frozen cell
+ * start over from the granule. An access that finds its own id already recorded writes
+ * nothing (the steady state of a loop).
+ *
+ * Measured (bench/access, docs/access.md): an 8-byte read or write of a window location that
+ * repeats what is recorded costs one granule load and two compares here. */
 #include "clocks/shadow.h"
 #include "clocks/table.h"
 
 #include <errno.h>
+#include <sched.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 
@@ -16,32 +45,76 @@ typedef struct rset {
 static hrace_table_t rsets = HRACE_TABLE_INIT(rset_t);
 
 #define RSET_BIT 0x80000000u
+#define FROZEN (1ull << 63)
+#define SYNC (1ull << 62)
+#define PTR FROZEN                     /* in a granule word: a pointer to a block */
+#define BYTES SYNC                     /* ... to a block of 8 (else 2) cells */
+#define PTR_MASK ((1ull << 62) - 1)
 #define CELL(w, r) (((uint64_t)(w) << 32) | (uint32_t)(r))
-#define CELL_W(c) ((hrace_aid_t)((c) >> 32))
+#define CELL_W(c) ((hrace_aid_t)(((c) >> 32) & 0x3FFFFFFFu))
 #define CELL_R(c) ((uint32_t)(c))
+
+typedef _Atomic uint64_t cell_t;
+#define HRACE_SHADOW_LIKELY(x) __builtin_expect(!!(x), 1)
+
+/* The mapping: a header, the granule words, then the two block arenas. */
+typedef struct head {
+  _Atomic uint64_t next2, next8;       /* bump offsets in the arenas of 2- and 8-cell blocks */
+  uint64_t ngran, cap2, cap8;          /* granules; arena capacities in blocks */
+  uint64_t words, bytes;               /* offset of the arenas (in cells); mapping size */
+  uint64_t pad;
+} head_t;
+_Static_assert(sizeof(head_t) == 64, "the header fills one cache line");
+
+static head_t *head(const hrace_shadow_t *sh) { return (head_t *)sh->cells; }
+static cell_t *granules(const hrace_shadow_t *sh) { return sh->cells + 8; }
 
 int hrace__shadow_init(hrace_shadow_t *sh, uint64_t size) {
   sh->size = size;
   sh->cells = NULL;
   if (!size) return 0;
-  void *m = mmap(NULL, size * sizeof(uint64_t), PROT_READ | PROT_WRITE,
+  uint64_t ngran = (size + 7) / 8;
+  /* Worst case, every granule split into halves and then bytes; a little more for blocks
+   * lost to splits that raced (they fall back to the heap beyond this). */
+  uint64_t cap2 = ngran + 1024, cap8 = ngran + 256;
+  uint64_t words = (8 + ngran + 7) & ~7ull;    /* header + granules, to a cache line */
+  uint64_t bytes = (words + 2 * cap2 + 8 * cap8) * sizeof(uint64_t);
+  void *m = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
                  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (m == MAP_FAILED) return -1;
   sh->cells = m;
+  head_t *h = head(sh);
+  h->ngran = ngran;
+  h->cap2 = cap2;
+  h->cap8 = cap8;
+  h->words = words;
+  h->bytes = bytes;
   return 0;
 }
 
 void hrace__shadow_free(hrace_shadow_t *sh) {
-  if (sh->cells) munmap((void *)sh->cells, sh->size * sizeof(uint64_t));
+  if (sh->cells) munmap((void *)sh->cells, head(sh)->bytes);
   sh->cells = NULL;
   sh->size = 0;
 }
 
-void hrace__shadow_clear(hrace_shadow_t *sh, uint64_t off, uint64_t len) {
-  if (off >= sh->size) return;
-  if (len > sh->size - off) len = sh->size - off;
-  for (uint64_t i = 0; i < len; i++) atomic_store_explicit(&sh->cells[off + i], 0, memory_order_relaxed);
+/* A block of n (2 or 8) cells, all set to v. */
+static cell_t *block_new(hrace_shadow_t *sh, unsigned n, uint64_t v) {
+  head_t *h = head(sh);
+  cell_t *b;
+  if (n == 2) {
+    uint64_t i = atomic_fetch_add_explicit(&h->next2, 1, memory_order_relaxed);
+    b = i < h->cap2 ? sh->cells + h->words + 2 * i : NULL;
+  } else {
+    uint64_t i = atomic_fetch_add_explicit(&h->next8, 1, memory_order_relaxed);
+    b = i < h->cap8 ? sh->cells + h->words + 2 * h->cap2 + 8 * i : NULL;
+  }
+  if (!b && !(b = aligned_alloc(64, 64))) abort();   /* never freed: see the cap above */
+  for (unsigned k = 0; k < n; k++) atomic_init(&b[k], v);
+  return b;
 }
+
+/* ---- the check ------------------------------------------------------------------------- */
 
 /* The distinct predecessors found racing during one access, with the bytes where each met. */
 typedef struct found {
@@ -49,26 +122,43 @@ typedef struct found {
   struct { hrace_aid_t prev; uint64_t lo, hi; } f[16];
 } found_t;
 
-static void note(found_t *fd, hrace_aid_t prev, uint64_t at) {
+static void note(found_t *fd, hrace_aid_t prev, uint64_t lo, uint64_t hi) {
   for (unsigned i = 0; i < fd->n; i++)
     if (fd->f[i].prev == prev) {
-      if (at < fd->f[i].lo) fd->f[i].lo = at;
-      if (at + 1 > fd->f[i].hi) fd->f[i].hi = at + 1;
+      if (lo < fd->f[i].lo) fd->f[i].lo = lo;
+      if (hi > fd->f[i].hi) fd->f[i].hi = hi;
       return;
     }
   if (fd->n < sizeof fd->f / sizeof fd->f[0]) {
     fd->f[fd->n].prev = prev;
-    fd->f[fd->n].lo = at;
-    fd->f[fd->n].hi = at + 1;
+    fd->f[fd->n].lo = lo;
+    fd->f[fd->n].hi = hi;
     fd->n++;
   }
 }
 
-/* Does recorded access `prev` race with the access `now` seen from `view`? */
-static int races(hrace_aid_t prev, hrace_aid_t now_id, const hrace_access_t *now, const hrace_vc_t *view) {
-  if (!prev || prev == now_id) return 0;
+/* One access (or a clear / sync marking) being applied. */
+enum { OP_ACCESS, OP_CLEAR, OP_SYNC };
+typedef struct acc {
+  int mode;
+  hrace_aid_t id;
+  hrace_aid_t quiet;               /* a predecessor known not to race with this access */
+  int writes;
+  const hrace_access_t *now;
+  const hrace_vc_t *view;
+  found_t fd;
+} acc_t;
+
+/* Does recorded access `prev` race with the access being applied? The last answer "no" is
+ * remembered: over a range, the granules mostly share their predecessor (a loop writing what
+ * another loop of the same segment wrote), and looking it up per granule doubled the cost of a
+ * memcpy into a window (bench/access). */
+static int races(hrace_aid_t prev, acc_t *x) {
+  if (!prev || prev == x->id || prev == x->quiet) return 0;
   const hrace_access_t *p = hrace__access_get(prev);
-  return hrace__access_conflict(p, now) && !hrace__access_hb(p, view);
+  if (hrace__access_conflict(p, x->now) && !hrace__access_hb(p, x->view)) return 1;
+  x->quiet = prev;
+  return 0;
 }
 
 /* The readers recorded in r, as a list. */
@@ -76,7 +166,7 @@ static unsigned readers(uint32_t r, hrace_aid_t out[HRACE_RSET_MAX]) {
   if (!r) return 0;
   if (!(r & RSET_BIT)) { out[0] = r; return 1; }
   const rset_t *s = hrace__table_at(&rsets, r & ~RSET_BIT);
-  memcpy(out, s->m, s->n * sizeof *out);
+  for (unsigned i = 0; i < s->n; i++) out[i] = s->m[i];
   return s->n;
 }
 
@@ -88,18 +178,20 @@ static uint32_t add_reader(uint32_t r, hrace_aid_t id, const hrace_vc_t *view) {
     if (old[i] != id && !hrace__access_hb(hrace__access_get(old[i]), view)) keep[k++] = old[i];
   if (k == 0) return id;
   if (k == HRACE_RSET_MAX) {        /* full: forget the oldest concurrent reader */
-    memmove(keep, keep + 1, (k - 1) * sizeof *keep);
+    for (unsigned i = 1; i < k; i++) keep[i - 1] = keep[i];
     k--;
   }
   keep[k++] = id;
   uint32_t sid = hrace__table_alloc(&rsets);
   rset_t *s = hrace__table_at(&rsets, sid);
-  memcpy(s->m, keep, k * sizeof *keep);
+  for (unsigned i = 0; i < k; i++) s->m[i] = keep[i];
   s->n = k;
   return sid | RSET_BIT;   /* published by the caller's CAS (release) */
 }
 
 static int has_reader(uint32_t r, hrace_aid_t id) {
+  if (r == id) return 1;
+  if (!(r & RSET_BIT)) return 0;
   hrace_aid_t m[HRACE_RSET_MAX];
   unsigned n = readers(r, m);
   for (unsigned i = 0; i < n; i++)
@@ -107,40 +199,271 @@ static int has_reader(uint32_t r, hrace_aid_t id) {
   return 0;
 }
 
-void hrace__shadow_access(hrace_shadow_t *sh, uint64_t off, uint64_t len, hrace_aid_t id,
-                          const hrace_vc_t *view, hrace_race_sink_t sink, void *ctx) {
-  if (off >= sh->size) return;
-  if (len > sh->size - off) len = sh->size - off;
-  const hrace_access_t *now = hrace__access_get(id);
-  const int writes = (now->flags & HRACE_ACC_WRITE) != 0;
-  found_t fd = {0};
-  for (uint64_t i = off; i < off + len; i++) {
-    _Atomic uint64_t *cell = &sh->cells[i];
-    uint64_t old = atomic_load_explicit(cell, memory_order_acquire), neu;
-    for (;;) {
-      hrace_aid_t w = CELL_W(old);
-      uint32_t r = CELL_R(old);
-      found_t here = {0};
-      if (writes) {
-        if (w == id && r == 0) goto next;            /* nothing new since our own write */
-        if (races(w, id, now, view)) note(&here, w, i);
-        hrace_aid_t m[HRACE_RSET_MAX];
-        unsigned n = readers(r, m);
-        for (unsigned k = 0; k < n; k++)
-          if (races(m[k], id, now, view)) note(&here, m[k], i);
-        neu = CELL(id, 0);
-      } else {
-        if (has_reader(r, id)) goto next;            /* already recorded, no write since */
-        if (races(w, id, now, view)) note(&here, w, i);
-        neu = CELL(w, add_reader(r, id, view));
-      }
+/* Apply x to one cell standing for region bytes [lo, hi) of the access. Returns 0, or -1 when
+ * the cell is frozen (or is a granule word that became a pointer): start over from the
+ * granule. */
+static int cell_apply(cell_t *cell, acc_t *x, uint64_t lo, uint64_t hi) {
+  uint64_t old = atomic_load_explicit(cell, memory_order_acquire), neu;
+  for (;;) {
+    if (old & FROZEN) return -1;
+    if (x->mode != OP_ACCESS) {
+      neu = x->mode == OP_SYNC ? SYNC : 0;
+      if (old == neu) return 0;
       if (atomic_compare_exchange_weak_explicit(cell, &old, neu, memory_order_acq_rel,
-                                                memory_order_acquire)) {
-        for (unsigned k = 0; k < here.n; k++) note(&fd, here.f[k].prev, i);
-        break;
+                                                memory_order_acquire))
+        return 0;
+      continue;
+    }
+    if (old & SYNC) return 0;                        /* a synchronisation variable */
+    hrace_aid_t w = CELL_W(old);
+    uint32_t r = CELL_R(old);
+    hrace_aid_t hit[HRACE_RSET_MAX + 1];
+    unsigned nhit = 0;
+    if (x->writes) {
+      if (w == x->id && r == 0) return 0;           /* nothing new since our own write */
+      if (races(w, x)) hit[nhit++] = w;
+      hrace_aid_t m[HRACE_RSET_MAX];
+      unsigned n = readers(r, m);
+      for (unsigned k = 0; k < n; k++)
+        if (races(m[k], x)) hit[nhit++] = m[k];
+      neu = CELL(x->id, 0);
+    } else {
+      if (has_reader(r, x->id)) return 0;            /* already recorded, no write since */
+      if (races(w, x)) hit[nhit++] = w;
+      neu = CELL(w, add_reader(r, x->id, x->view));
+    }
+    if (atomic_compare_exchange_weak_explicit(cell, &old, neu, memory_order_acq_rel,
+                                              memory_order_acquire)) {
+      for (unsigned k = 0; k < nhit; k++) note(&x->fd, hit[k], lo, hi);
+      return 0;
+    }
+  }
+}
+
+/* First and one-past-last byte (0..8) of a nonzero byte mask. */
+static unsigned mlo(unsigned m) { return (unsigned)__builtin_ctz(m); }
+static unsigned mhi(unsigned m) { return 32u - (unsigned)__builtin_clz(m); }
+
+static void backoff(unsigned *spins) {
+  if (++*spins > 64) sched_yield();
+}
+
+/* Apply x to the bytes `m` (mask, bit i = byte 8g+i) of granule g; `valid` masks the bytes
+ * that exist (the region's last granule may be short). */
+static void granule_apply(hrace_shadow_t *sh, uint64_t g, unsigned m, unsigned valid, acc_t *x) {
+  cell_t *gw = &granules(sh)[g];
+  const uint64_t base = 8 * g;
+  unsigned spins = 0;
+  for (;;) {
+    uint64_t v = atomic_load_explicit(gw, memory_order_acquire);
+    if (!(v & PTR)) {                                  /* one cell for the granule */
+      if (((m | ~valid) & 0xFF) == 0xFF) {
+        if (!cell_apply(gw, x, base + mlo(m), base + mhi(m))) return;
+        continue;
+      }
+      unsigned lo4 = m & 0x0F, hi4 = m & 0xF0;
+      int halves = (!lo4 || lo4 == (valid & 0x0F)) && (!hi4 || hi4 == (valid & 0xF0));
+      cell_t *b = block_new(sh, halves ? 2 : 8, v);
+      uint64_t nv = (uint64_t)(uintptr_t)b | PTR | (halves ? 0 : BYTES);
+      atomic_compare_exchange_strong_explicit(gw, &v, nv, memory_order_acq_rel,
+                                              memory_order_acquire);
+      continue;                                        /* in either case: look again */
+    }
+    cell_t *b = (cell_t *)(uintptr_t)(v & PTR_MASK & ~BYTES);
+    if (v & BYTES) {                                   /* one cell per byte */
+      for (unsigned i = 0; i < 8; i++)
+        if (m & (1u << i)) cell_apply(&b[i], x, base + i, base + i + 1);
+      return;
+    }
+    unsigned lo4 = m & 0x0F, hi4 = m & 0xF0;           /* one cell per half */
+    if ((!lo4 || lo4 == (valid & 0x0F)) && (!hi4 || hi4 == (valid & 0xF0))) {
+      int frozen = 0;
+      if (lo4) frozen |= cell_apply(&b[0], x, base + mlo(lo4), base + mhi(lo4));
+      if (hi4 && !frozen) frozen |= cell_apply(&b[1], x, base + mlo(hi4), base + mhi(hi4));
+      if (!frozen) return;
+      backoff(&spins);                                 /* being split into bytes: wait */
+      continue;
+    }
+    /* Split the halves into bytes: freeze both cells (in order: one splitter wins cell 0),
+     * copy, swing the granule word. */
+    uint64_t c0 = atomic_load_explicit(&b[0], memory_order_acquire);
+    if ((c0 & FROZEN) ||
+        !atomic_compare_exchange_strong_explicit(&b[0], &c0, c0 | FROZEN, memory_order_acq_rel,
+                                                 memory_order_acquire)) {
+      backoff(&spins);
+      continue;
+    }
+    uint64_t c1 = atomic_load_explicit(&b[1], memory_order_acquire);
+    while (!atomic_compare_exchange_weak_explicit(&b[1], &c1, c1 | FROZEN, memory_order_acq_rel,
+                                                  memory_order_acquire)) {
+    }
+    cell_t *nb = block_new(sh, 8, c0);
+    for (unsigned i = 4; i < 8; i++) atomic_init(&nb[i], c1 & ~FROZEN);
+    uint64_t nv = (uint64_t)(uintptr_t)nb | PTR | BYTES;
+    atomic_compare_exchange_strong_explicit(gw, &v, nv, memory_order_acq_rel, memory_order_acquire);
+  }
+}
+
+/* Clear or mark a whole granule: the granule word becomes one cell again (a block it pointed
+ * to is dropped; an access racing with this may land in the dropped block, as it may land
+ * before the clear). */
+static void granule_set(hrace_shadow_t *sh, uint64_t g, uint64_t val) {
+  cell_t *gw = &granules(sh)[g];
+  uint64_t v = atomic_load_explicit(gw, memory_order_acquire);
+  while (v != val && !atomic_compare_exchange_weak_explicit(gw, &v, val, memory_order_acq_rel,
+                                                            memory_order_acquire)) {
+  }
+}
+
+/* Can granule word v be replaced by the write x without further ado: a uniform cell whose
+ * last write does not race with x and that has no read since? */
+static inline int overwritable(uint64_t v, acc_t *x) {
+  return !(v & (PTR | SYNC)) && CELL_R(v) == 0 && !races(CELL_W(v), x);
+}
+
+#if defined(__x86_64__)
+/* Two granule words at once (16-byte aligned): one cmpxchg16b instead of two CAS. */
+__attribute__((target("cx16"))) static inline int cas2(cell_t *p, uint64_t e0, uint64_t e1,
+                                                        uint64_t n0, uint64_t n1) {
+  unsigned __int128 e = ((unsigned __int128)e1 << 64) | e0, n = ((unsigned __int128)n1 << 64) | n0;
+  return __atomic_compare_exchange_n((unsigned __int128 *)(void *)p, &e, n, 0, __ATOMIC_ACQ_REL,
+                                     __ATOMIC_ACQUIRE);
+}
+#endif
+
+/* A write over whole granules [g, gend) that a predecessor which does not race with it left
+ * uniform (typically another loop of the same thread and segment): the granules become the
+ * write's without calls, two per CAS where the CPU has a 16-byte one. Returns the first granule
+ * it could not handle so (for granule_apply). A memcpy of 4 KiB into a window that another
+ * code address wrote last: 6.0 us through granule_apply, 3.4-4.7 with one CAS per granule,
+ * (see bench/README.md for the current figure). */
+#if defined(__x86_64__)
+__attribute__((target("cx16")))
+#endif
+static uint64_t write_run(hrace_shadow_t *sh, uint64_t g, uint64_t gend, acc_t *x) {
+  cell_t *gw = granules(sh);
+  const uint64_t mine = CELL(x->id, 0);
+  for (; g < gend; g++) {
+#if defined(__x86_64__)
+    if (!(g & 1) && g + 1 < gend) {
+      uint64_t v0 = atomic_load_explicit(&gw[g], memory_order_acquire);
+      uint64_t v1 = atomic_load_explicit(&gw[g + 1], memory_order_acquire);
+      if (v0 == mine && v1 == mine) {
+        g++;
+        continue;
+      }
+      if (overwritable(v0, x) && overwritable(v1, x) && cas2(&gw[g], v0, v1, mine, mine)) {
+        g++;
+        continue;
       }
     }
-  next:;
+#endif
+    uint64_t v = atomic_load_explicit(&gw[g], memory_order_acquire);
+    if (v == mine) continue;
+    if (!overwritable(v, x) ||
+        !atomic_compare_exchange_strong_explicit(&gw[g], &v, mine, memory_order_acq_rel,
+                                                 memory_order_acquire))
+      break;
   }
-  for (unsigned k = 0; k < fd.n; k++) sink(ctx, id, fd.f[k].prev, fd.f[k].lo, fd.f[k].hi - fd.f[k].lo);
+  return g;
+}
+
+static void apply(hrace_shadow_t *sh, uint64_t off, uint64_t len, acc_t *x) {
+  if (off >= sh->size || !len) return;
+  if (len > sh->size - off) len = sh->size - off;
+  const uint64_t end = off + len, g0 = off / 8, g1 = (end - 1) / 8;
+  uint64_t g = g0;
+  if (x->mode == OP_ACCESS && x->writes && !(off & 7)) g = write_run(sh, g, end / 8, x);
+  for (; g <= g1; g++) {
+    uint64_t gb = 8 * g;
+    unsigned valid = sh->size - gb >= 8 ? 0xFF : (1u << (sh->size - gb)) - 1;
+    unsigned from = g == g0 ? (unsigned)(off - gb) : 0;
+    unsigned to = g == g1 ? (unsigned)(end - gb) : 8;
+    unsigned m = ((1u << to) - 1) & ~((1u << from) - 1);
+    if (x->mode != OP_ACCESS && ((m | ~valid) & 0xFF) == 0xFF)
+      granule_set(sh, g, x->mode == OP_SYNC ? SYNC : 0);
+    else
+      granule_apply(sh, g, m, valid, x);
+  }
+}
+
+/* Does every cell [off, off+len) touches already say what access `id` would record: its own
+ * write with no read since, or its own read? Then the access changes nothing and meets nothing
+ * new (the full path would stop at each cell for the same reason). No descriptor is needed to
+ * tell: a write's id is only ever recorded as a writer, a read's only as a reader. This is the
+ * steady state of a loop over a window, and what the 5 ns budget per access pays for. */
+static int steady(const hrace_shadow_t *sh, uint64_t off, uint64_t len, hrace_aid_t id) {
+  if (off >= sh->size || !len) return 1;
+  if (len > sh->size - off) len = sh->size - off;
+  const cell_t *gw = granules(sh);
+  const uint64_t mine = CELL(id, 0), end = off + len;
+  for (uint64_t g = off / 8; 8 * g < end; g++) {
+    uint64_t v = atomic_load_explicit(&gw[g], memory_order_acquire);
+    if (!(v & PTR)) {
+      if (v != mine && !(v & SYNC) && CELL_R(v) != id) return 0;
+      continue;
+    }
+    const cell_t *b = (const cell_t *)(uintptr_t)(v & PTR_MASK & ~BYTES);
+    unsigned per = v & BYTES ? 1 : 4;                  /* bytes per cell */
+    uint64_t lo = off > 8 * g ? off - 8 * g : 0, hi = end - 8 * g < 8 ? end - 8 * g : 8;
+    for (uint64_t i = lo / per; i * per < hi; i++) {
+      uint64_t c = atomic_load_explicit(&b[i], memory_order_acquire);
+      if (c & FROZEN) return 0;
+      if (c != mine && !(c & SYNC) && CELL_R(c) != id) return 0;
+    }
+  }
+  return 1;
+}
+
+__attribute__((noinline)) static void access_full(hrace_shadow_t *sh, uint64_t off,
+                                                  uint64_t len, hrace_aid_t id,
+                                                  const hrace_vc_t *view,
+                                                  hrace_race_sink_t sink, void *ctx) {
+  acc_t x;
+  x.mode = OP_ACCESS;
+  x.id = id;
+  x.quiet = 0;
+  x.now = hrace__access_get(id);
+  x.writes = (x.now->flags & HRACE_ACC_WRITE) != 0;
+  x.view = view;
+  x.fd.n = 0;
+  apply(sh, off, len, &x);
+  for (unsigned k = 0; k < x.fd.n; k++)
+    sink(ctx, id, x.fd.f[k].prev, x.fd.f[k].lo, x.fd.f[k].hi - x.fd.f[k].lo);
+}
+
+/* The steady state is a leaf that saves no register; the rest is a tail call. */
+void hrace__shadow_access(hrace_shadow_t *sh, uint64_t off, uint64_t len, hrace_aid_t id,
+                          const hrace_vc_t *view, hrace_race_sink_t sink, void *ctx) {
+  if (len == 8 && !(off & 7) && off < sh->size) {   /* the commonest: an aligned 8 bytes */
+    uint64_t v = atomic_load_explicit(&granules(sh)[off / 8], memory_order_acquire);
+    if (v == CELL(id, 0) || (!(v & (PTR | SYNC)) && CELL_R(v) == id)) return;
+  } else if (HRACE_SHADOW_LIKELY(steady(sh, off, len, id))) {
+    return;
+  }
+  access_full(sh, off, len, id, view, sink, ctx);
+}
+
+void hrace__shadow_clear(hrace_shadow_t *sh, uint64_t off, uint64_t len) {
+  acc_t x = { .mode = OP_CLEAR };
+  apply(sh, off, len, &x);
+}
+
+void hrace__shadow_mark_sync(hrace_shadow_t *sh, uint64_t off, uint64_t len) {
+  acc_t x = { .mode = OP_SYNC };
+  apply(sh, off, len, &x);
+}
+
+/* Shadow memory in use, for the benchmarks and docs/access.md: granule words of the region
+ * (resident or not), and blocks handed out. */
+void hrace__shadow_usage(const hrace_shadow_t *sh, uint64_t *words, uint64_t *blocks2,
+                         uint64_t *blocks8) {
+  if (!sh->cells) {
+    *words = *blocks2 = *blocks8 = 0;
+    return;
+  }
+  const head_t *h = head(sh);
+  *words = h->ngran;
+  *blocks2 = atomic_load_explicit(&((head_t *)h)->next2, memory_order_relaxed);
+  *blocks8 = atomic_load_explicit(&((head_t *)h)->next8, memory_order_relaxed);
 }

@@ -2,11 +2,12 @@
  * (seed 004's T_LastWrite) plus the reads since that write (seed 002's access clock, in
  * FastTrack's compact form), per byte.
  *
- * Cell = one 64-bit word per byte of tracked memory: high half the last write's descriptor id,
- * low half the last read's id, or (top bit set) a read set of up to HRACE_RSET_MAX concurrent
- * readers. Updated with CAS, so the progress thread (remote records) and any number of
- * application threads check the same bytes without a lock; an access that finds its own id
- * already recorded writes nothing (the steady state of a loop).
+ * Cell = one 64-bit word per byte or run of bytes that share their state: the last write's
+ * descriptor id, and the last read's id or a read set of up to HRACE_RSET_MAX concurrent
+ * readers. Granularity follows the accesses (8 bytes, 4, or 1: shadow.c has the encoding and
+ * its cost, 1 to 11 shadow bytes per byte). Updated with CAS, so the progress thread (remote
+ * records) and any number of application threads check the same bytes without a lock; an
+ * access that finds its own id already recorded writes nothing (the steady state of a loop).
  *
  * A read is checked against the last write; a write against the last write and the reads.
  * Reads ordered before a newer read are dropped from the set (FastTrack), so the pairs reported
@@ -21,9 +22,25 @@
 #define HRACE_RSET_MAX 8
 
 typedef struct hrace_shadow {
-  _Atomic uint64_t *cells;   /* one per byte; lazily backed (MAP_NORESERVE) */
+  _Atomic uint64_t *cells;   /* the region's shadow mapping (shadow.c), lazily backed */
   uint64_t size;             /* bytes covered */
 } hrace_shadow_t;
+
+/* The steady state of a loop, for the access callbacks: does the 8 bytes at `off` (8-aligned,
+ * inside the region) already say what access `id` would record there, its own write with no
+ * read since or its own read? Then hrace__shadow_access would change and report nothing. Inline
+ * because it is most of what a checked access costs (bench/access); it knows the granule word
+ * format of shadow.c: one word per 8 bytes after a 64-byte header, the last write's id in bits
+ * 32-61, the last read's in bits 0-31, tags in bits 62-63. */
+static inline int hrace__shadow_steady8(const _Atomic uint64_t *granules, uint64_t off,
+                                        hrace_aid_t id) {
+  uint64_t v = atomic_load_explicit(&granules[off / 8], memory_order_acquire);
+  return v == (uint64_t)id << 32 || (!(v >> 62) && (uint32_t)v == id);
+}
+/* The granule words of a region, for hrace__shadow_steady8 (stable for the region's life). */
+static inline const _Atomic uint64_t *hrace__shadow_granules(const hrace_shadow_t *sh) {
+  return sh->cells + 8;
+}
 
 /* A conflicting pair: `now` is the access being checked, `prev` the recorded one it races
  * with, over bytes [off, off + len) of the region (the union of the bytes where they met). */
@@ -39,6 +56,15 @@ void hrace__shadow_free(hrace_shadow_t *sh);
 void hrace__shadow_access(hrace_shadow_t *sh, uint64_t off, uint64_t len, hrace_aid_t id,
                           const hrace_vc_t *view, hrace_race_sink_t sink, void *ctx);
 
+/* Shadow in use, for benchmarks and tests: granule words of the region (one per 8 bytes,
+ * resident only where touched), and blocks of 2 and of 8 cells handed out to finer granules. */
+void hrace__shadow_usage(const hrace_shadow_t *sh, uint64_t *words, uint64_t *blocks2,
+                         uint64_t *blocks8);
+
 /* Forget everything recorded over [off, off+len) (memory detached or reused). */
 void hrace__shadow_clear(hrace_shadow_t *sh, uint64_t off, uint64_t len);
+/* Declare [off, off+len) a synchronisation variable (a flag the user annotated as a resource,
+ * seed 001 Sec. IV-F): what was recorded there is forgotten, and later accesses are neither
+ * checked nor recorded, as for a lock word. Undone by hrace__shadow_clear. */
+void hrace__shadow_mark_sync(hrace_shadow_t *sh, uint64_t off, uint64_t len);
 #endif

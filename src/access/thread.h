@@ -1,0 +1,87 @@
+/* Per-thread state of the access layer: the shadow call stack that __tsan_func_entry / _exit
+ * maintain, the thread's history table (history.h), and whether the thread runs instrumented
+ * code at all. Initial-exec TLS, so the callbacks reach it with one %fs-relative access; kept
+ * apart from the runtime's hrace_thread_t because the callbacks touch it on every function
+ * entry, which must not wait for the runtime's lazy thread set-up. */
+#ifndef HRACE_ACCESS_THREAD_H
+#define HRACE_ACCESS_THREAD_H
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "clocks/access.h"
+#include "core/runtime.h"
+
+#define HRACE_SSTACK 64           /* return addresses kept (a ring: the innermost ones win) */
+
+struct hrace_hist;
+
+typedef struct hrace_athread {
+  unsigned depth;                 /* call depth seen through func_entry / func_exit */
+  bool app;                       /* this thread ran instrumented code (registered) */
+  bool busy;                      /* inside hrace's own handling of an access: the memcpy
+                                     interposer passes hrace's own calls straight through */
+  struct hrace_hist *hist;        /* the thread's history table, once it records */
+  uintptr_t access_pc;            /* the access being handled (hrace__stack_capture) */
+  /* The last tracked range the slow path found alone over its whole extent, and the filter
+   * version it was found under (filter.h): accesses inside it skip the search. */
+  unsigned rseq;
+  int rkind;
+  uintptr_t rlo, rhi;
+  void *rowner;
+  const _Atomic uint64_t *rgran;  /* a window's: its shadow's granule words */
+  /* The last gap between tracked ranges the slow path met (filter.h), likewise. */
+  unsigned gseq;
+  uintptr_t glo, ghi;
+  /* The descriptors of this thread's last accesses (hrace__local_access), by code address and
+   * kind, with the segment they belong to. */
+  struct { uintptr_t pc; uint64_t seg; uint16_t flags; hrace_aid_t aid; } aids[16];
+  hrace_thread_t *rt;             /* the runtime's state of this thread (its clock context) */
+  uintptr_t frames[HRACE_SSTACK]; /* frames[d % HRACE_SSTACK]: the call at depth d */
+} hrace_athread_t;
+
+extern __thread hrace_athread_t hrace__at __attribute__((tls_model("initial-exec")));
+
+/* First instrumented code on this thread: count it; a second such thread turns the history
+ * on (history.h). Cold, once per thread. */
+void hrace__athread_register(void);
+
+/* The calling thread's current segment, as a number that changes whenever its clock ticks, and
+ * so whenever hrace__local_access would hand out a new descriptor for the same code address:
+ * the context running on the thread and its local epoch, which is what hrace__local_access keys
+ * its descriptors by. The history's cells and the descriptor cache below are tagged with it;
+ * it is the one place in src/access that knows the runtime's clock design. Valid once the
+ * thread is registered (callers have a cached range or a history table, made only then). */
+__attribute__((always_inline)) static inline uint64_t hrace__athread_segment(const hrace_athread_t *t) {
+  const hrace_ctx_t *c = t->rt->cur;
+  return (uint64_t)c->idx << 32 | c->l.c[c->idx];
+}
+
+/* hrace__local_access through a small per-thread cache: in a loop over a window the same few
+ * code addresses repeat, and the runtime's call (with its own cache) cost a third of the
+ * 10 ns a checked access took (bench/access). The slot mixes bits 5 and 9 into the low ones:
+ * the call sites of an unrolled loop are 0x20-0x25 bytes apart, and with (pc ^ pc >> 4) & 7
+ * the eight of clang's unrolled read loop shared five slots, and missed. */
+static inline unsigned hrace__athread_aid_slot(uintptr_t pc) {
+  return (unsigned)((pc ^ (pc >> 5) ^ (pc >> 9)) & 15);
+}
+static inline hrace_aid_t hrace__athread_aid(hrace_athread_t *t, uintptr_t pc, uint16_t flags,
+                                             uint16_t op, uint32_t cls) {
+  uint64_t seg = hrace__athread_segment(t);
+  unsigned k = hrace__athread_aid_slot(pc);
+  if (t->aids[k].pc == pc && t->aids[k].seg == seg && t->aids[k].flags == flags)
+    return t->aids[k].aid;
+  t->access_pc = pc;
+  hrace_aid_t id = hrace__local_access(pc, flags, op, cls);
+  t->aids[k].pc = pc;
+  t->aids[k].seg = seg;
+  t->aids[k].flags = flags;
+  t->aids[k].aid = id;
+  return id;
+}
+
+static inline hrace_athread_t *hrace__athread(void) {
+  hrace_athread_t *t = &hrace__at;
+  if (__builtin_expect(!t->app, 0)) hrace__athread_register();
+  return t;
+}
+#endif

@@ -1,0 +1,45 @@
+/* hrace-test
+ * ranks: 2
+ * expect: race
+ * cc: gcc
+ * pair: 30 35
+ * pair: 30 36
+ * pair: 30 37
+ * pair: 30 38
+ */
+/* Struct copies into and out of rank 1's window while rank 0's put over it is in flight. Built
+ * with gcc 12: __tsan_read_range / __tsan_write_range. */
+#include <mpi.h>
+#include <stdio.h>
+
+struct big { long a[5]; };                   /* 40 bytes */
+struct pair { int x, y; };                   /* 8 bytes */
+struct blob { char c[32]; };
+static struct { struct big b1, b2; struct pair p1, p2; char tail[32]; } area;   /* window */
+
+int main(int argc, char **argv) {
+  int rank;
+  char src[128] = {0};
+  MPI_Win win;
+  MPI_Init(&argc, &argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Win_create(&area, sizeof area, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &win);
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (rank == 0) {
+    MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 1, 0, win);
+    MPI_Put(src, (int)sizeof area, MPI_CHAR, 1, 0, (int)sizeof area, MPI_CHAR, win);
+    MPI_Win_unlock(1, win);
+  } else {
+    struct big local = {{1, 2, 3, 4, 5}};
+    struct pair lp = {1, 2};
+    area.b1 = local;
+    local = area.b2;
+    area.p1 = lp;
+    lp = area.p2;
+    printf("rank 1: %ld %d\n", local.a[0], lp.x);
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  MPI_Win_free(&win);
+  MPI_Finalize();
+  return 0;
+}

@@ -1,0 +1,155 @@
+/* Unit tests of the access filter (src/access/filter.h): the gate's bounds (with the slack for
+ * accesses that start before a range), ranges found for accesses that straddle a range's end,
+ * ranges back to back and nested, growth past the first array, removal narrowing the gate,
+ * the compatibility copy, and readers that never miss a live range while a writer adds and
+ * removes others. */
+#include <pthread.h>
+#include <stdlib.h>
+
+#include "access/filter.h"
+#include "tap.h"
+
+static char mem[1 << 16];
+#define A ((uintptr_t)mem + 4096)
+
+static int owners[300];
+#define OW(i) ((void *)&owners[i])
+
+static unsigned find(uintptr_t a, size_t len, hrace_range_t *out) {
+  return hrace__filter_find(a, len, out, 8);
+}
+
+static void test_basics(void) {
+  hrace_range_t r[8];
+  ok(!hrace__filter_maybe(A) && !hrace__filter_maybe(0) && !hrace__filter_maybe(UINTPTR_MAX),
+     "nothing tracked: every address misses");
+  ok(!hrace__filter_maybe_range(A, 1 << 20), "nothing tracked: every range misses");
+  is_int(0, find(A, 8, r), "nothing tracked: find finds nothing");
+
+  hrace__filter_add(A, A + 100, HRACE_TRACK_WINDOW, OW(1));
+  ok(hrace__filter_maybe(A) && hrace__filter_maybe(A + 99), "first and last byte pass the gate");
+  ok(hrace__filter_maybe(A - HRACE_FILTER_SLACK), "an access starting 16 bytes before passes");
+  ok(!hrace__filter_maybe(A - HRACE_FILTER_SLACK - 1), "one starting 17 bytes before misses");
+  ok(!hrace__filter_maybe(A + 100), "the byte after the range misses");
+  ok(hrace__filter_maybe_range(A - 1000, 1001), "a range ending in the first byte passes");
+  ok(!hrace__filter_maybe_range(A - 1000, 984), "a range ending before the slack misses");
+  ok(!hrace__filter_maybe_range(A + 100, 50), "a range after it misses");
+
+  is_int(1, find(A + 96, 8, r), "an access straddling the end finds the range");
+  ok(r[0].lo == A && r[0].hi == A + 100 && r[0].owner == OW(1) && r[0].kind == HRACE_TRACK_WINDOW,
+     "with its bounds, owner and kind");
+  is_int(1, find(A - 4, 8, r), "an access straddling the start finds it");
+  is_int(0, find(A - 8, 8, r), "an access ending at its start does not");
+  is_int(0, find(A + 100, 8, r), "an access starting at its end does not");
+
+  /* Back to back, and a buffer inside the window. */
+  hrace__filter_add(A + 100, A + 200, HRACE_TRACK_WINDOW, OW(2));
+  hrace__filter_add(A + 10, A + 20, HRACE_TRACK_BUFFER, OW(3));
+  is_int(2, find(A + 96, 8, r), "an access over the seam of two windows finds both");
+  ok(r[0].owner == OW(1) && r[1].owner == OW(2), "in address order");
+  is_int(1, find(A + 100, 1, r), "the first byte of the second window finds only it");
+  ok(r[0].owner == OW(2), "(the second)");
+  is_int(2, find(A + 15, 1, r), "a byte of the nested buffer finds the window and the buffer");
+  ok(r[0].owner == OW(1) && r[1].owner == OW(3), "window first (lower start)");
+  is_int(3, find(A, 200, r), "a range over everything finds all three");
+  is_int(3, hrace__filter_find(A, 200, r, 2), "a short output array still counts all three");
+  hrace_ranges_t *rs = atomic_load(&hrace__filter_ranges);
+  ok(rs && rs->n == 3, "the compatibility copy has the three ranges");
+
+  /* Gaps: the largest stretch around an address that holds no tracked byte. */
+  uintptr_t lo, hi;
+  unsigned seq;
+  hrace__filter_add(A + 300, A + 400, HRACE_TRACK_WINDOW, OW(4));
+  ok(hrace__filter_gap(A + 250, &lo, &hi, &seq) && lo == A + 200 && hi == A + 300 && !(seq & 1),
+     "the gap between the second and a third window");
+  ok(!hrace__filter_gap(A + 150, &lo, &hi, &seq), "no gap inside a window");
+  ok(!hrace__filter_gap(A + 19, &lo, &hi, &seq), "nor inside the buffer nested in the first");
+  ok(hrace__filter_gap(A + 400, &lo, &hi, &seq) && lo == A + 400 && hi == UINTPTR_MAX,
+     "the gap after the last range reaches the top");
+  ok(hrace__filter_gap(A - 1, &lo, &hi, &seq) && lo == 0 && hi == A, "and the one before the first, 0");
+  unsigned before = seq;
+  hrace__filter_remove(OW(4));
+  ok(hrace__filter_gap(A + 250, &lo, &hi, &seq) && hi == UINTPTR_MAX && seq != before,
+     "a change widens the gap and changes the version");
+
+  hrace__filter_remove(OW(1));
+  is_int(1, find(A + 15, 1, r), "after removing the first window the buffer remains");
+  ok(r[0].owner == OW(3), "(the buffer)");
+  ok(!hrace__filter_maybe(A + 10 - HRACE_FILTER_SLACK - 1) && hrace__filter_maybe(A + 10 - HRACE_FILTER_SLACK),
+     "the gate narrowed to the buffer's start");
+  ok(hrace__filter_maybe(A + 150), "and still covers the second window");
+  hrace__filter_remove(OW(2));
+  hrace__filter_remove(OW(3));
+  hrace__filter_remove(OW(3));
+  ok(!hrace__filter_maybe(A + 15) && !hrace__filter_maybe(A + 150), "all removed: the gate is shut");
+  rs = atomic_load(&hrace__filter_ranges);
+  ok(rs && rs->n == 0, "the compatibility copy is empty");
+}
+
+/* More ranges than the first array holds, added out of order, some owners with two ranges. */
+static void test_many(void) {
+  for (int i = 0; i < 200; i++) {
+    int k = (i * 37) % 200;
+    hrace__filter_add(A + 64 * (uintptr_t)k, A + 64 * (uintptr_t)k + 32, HRACE_TRACK_BUFFER, OW(k / 2));
+  }
+  hrace_range_t r[8];
+  int bad = 0;
+  for (int k = 0; k < 200; k++)
+    if (find(A + 64 * (uintptr_t)k + 31, 1, r) != 1 || r[0].owner != OW(k / 2) ||
+        find(A + 64 * (uintptr_t)k + 32, 32, r) != 0)
+      bad++;
+  is_int(0, bad, "200 ranges: each found at its last byte, none in the gaps");
+  for (int k = 0; k < 100; k += 2) hrace__filter_remove(OW(k));
+  bad = 0;
+  for (int k = 0; k < 200; k++) {
+    unsigned want = (k / 2) % 2 ? 1 : 0;
+    if (find(A + 64 * (uintptr_t)k, 1, r) != want) bad++;
+  }
+  is_int(0, bad, "removing every other owner removes both of its ranges, nothing else");
+  for (int k = 1; k < 100; k += 2) hrace__filter_remove(OW(k));
+  ok(!hrace__filter_maybe(A), "all gone");
+}
+
+/* A reader must find a live range at every moment while a writer adds and removes others
+ * around it (the sequence lock, the array's growth, the gate's widening and narrowing). */
+static _Atomic int stop, started;
+static _Atomic long rounds;
+static void *churn(void *arg) {
+  atomic_store(&started, 1);
+  for (; !atomic_load(&stop); atomic_fetch_add(&rounds, 1)) {
+    for (int k = 0; k < 40; k++) {
+      uintptr_t lo = k % 2 ? A + 8192 + 64 * (uintptr_t)k : (uintptr_t)mem + 64 * (uintptr_t)k;
+      hrace__filter_add(lo, lo + 48, HRACE_TRACK_BUFFER, OW(100 + k));
+    }
+    for (int k = 0; k < 40; k++) hrace__filter_remove(OW(100 + k));
+  }
+  return NULL;
+}
+static void test_readers(void) {
+  hrace__filter_add(A + 2000, A + 2100, HRACE_TRACK_WINDOW, OW(250));
+  pthread_t th;
+  pthread_create(&th, NULL, churn, NULL);
+  while (!atomic_load(&started)) {
+  }
+  long misses = 0, wrong = 0;
+  hrace_range_t r[64];
+  for (long i = 0; i < 2000000; i++) {
+    uintptr_t a = A + 2000 + (uintptr_t)(i % 100);
+    if (!hrace__filter_maybe(a)) misses++;
+    unsigned n = hrace__filter_find(a, 1, r, 64);
+    if (n != 1 || r[0].owner != OW(250)) wrong++;
+  }
+  atomic_store(&stop, 1);
+  pthread_join(th, NULL);
+  ok(atomic_load(&rounds) > 10, "the writer ran %ld rounds of 80 changes meanwhile", atomic_load(&rounds));
+  is_int(0, misses, "the gate never shut a live range out while others came and went");
+  is_int(0, wrong, "find always returned exactly the live range");
+  hrace__filter_remove(OW(250));
+}
+
+int main(void) {
+  test_basics();
+  test_many();
+  test_readers();
+  return tap_done();
+}
