@@ -1,14 +1,235 @@
-/* Collectives: the real call, then the clock exchange of its class (seed 001 Table II).
- * The real call comes first so that MPI reports an invalid argument as it always would, and a
- * call that fails records no edge. */
-#include "core/runtime.h"
-#include "mpi/sync.h"
-#include "mpi/wrap.h"
+/* Collectives: the real call, then the clock exchange of its class on the communicator's
+ * shadow (seed 001 Sec. III-F/G). The clock sent is the one at the call's start (the signal).
+ *
+ *   class     calls                                  exchange on the shadow       who joins / ticks
+ *   all2all   Barrier, Allgather(v), Alltoall(v/w),  sparse all-reduce (below)    all / all
+ *             Allreduce, Reduce_scatter(_block)
+ *   one2all   Bcast, Scatter(v)                      Bcast of the root's clock    non-roots / root
+ *   all2one   Gather(v), Reduce                      Reduce(MAX) to the root      root / non-roots
+ *   scan      Scan                                   Scan(MAX): ranks 0..i        all / all
+ *   exscan    Exscan                                 Exscan(MAX): ranks 0..i-1    ranks > 0 / all
+ *   neighbor  Neighbor_* (all five)                  Neighbor_allgather          all / all
+ *
+ * Sparse all-to-all: after an all-to-all, a member's entry is known exactly by everyone (no one
+ * knows more of it than the member itself), so members contribute only their own entry; the
+ * entries of processes outside the group must still be max-reduced, or the members miss what
+ * an outsider told one of them (seed 001 Fig. 3). On a communicator that spans every process
+ * this is an Allgather of one entry per member; otherwise one Allreduce(MAX) over
+ * [one slot per member | outsiders' entries]. Intercommunicators: Allreduce(MAX) of whole
+ * clocks, which MPI delivers from the other group only (MPI-3.1 Sec. 5.2.3).
+ *
+ * Per-thread exporters (DESIGN "Clocks: hybrid"): "a member's own entry" becomes the entry of
+ * the exporter that makes the call; the process's other exporters join the max-reduced part
+ * (own_slot() and outsiders() are the two places that change).
+ *
+ * Non-blocking collectives start the same exchange non-blocking at the call (the signal) and
+ * join when the application's request completes (reqtab.h, COLL). MPI_Barrier is the exchange
+ * alone: an all-to-all exchange synchronises exactly as a barrier does. */
+#include <stdlib.h>
+#include <string.h>
 
-HRACE_EXPORT int MPI_Barrier(MPI_Comm comm) {
-  HRACE_ENTER();
-  int rc = PMPI_Barrier(comm);
-  if (HRACE_ACTIVE() && rc == MPI_SUCCESS) hrace__sync_all(hrace__comm_shadow(comm), NULL, 0, "MPI_Barrier");
-  HRACE_LEAVE();
+#include "core/runtime.h"
+#include "mpi/frame.h"
+#include "mpi/handlers.h"
+#include "mpi/reqtab.h"
+
+static uint32_t nclk(void) { return hrace__clock_len(); }
+
+void hrace__coll_begin(hrace_coll_t *c, int kind, MPI_Comm comm, int root, const char *why, int active) {
+  c->rec = hrace__comm_of(comm);
+  c->kind = kind, c->root = root, c->why = why, c->active = active;
+  c->snap = NULL;
+  if (!c->rec) return;
+  uint32_t n = nclk();
+  c->snap = n <= 64 ? c->stack : malloc(n * sizeof *c->snap);
+  if (!c->snap) abort();
+  hrace__clock_out(c->snap);
+}
+
+/* Roles of this process in the exchange. */
+static int joins(const hrace_coll_t *c) {
+  const hrace_comm_t *r = c->rec;
+  switch (c->kind) {
+  case HRACE_COLL_ONE2ALL:
+    return r->inter ? c->root != MPI_ROOT && c->root != MPI_PROC_NULL : r->rank != c->root;
+  case HRACE_COLL_ALL2ONE: return r->inter ? c->root == MPI_ROOT : r->rank == c->root;
+  case HRACE_COLL_EXSCAN: return r->rank > 0;
+  default: return 1;
+  }
+}
+static int ticks(const hrace_coll_t *c) {
+  const hrace_comm_t *r = c->rec;
+  switch (c->kind) {
+  case HRACE_COLL_ONE2ALL: return r->inter ? c->root == MPI_ROOT : r->rank == c->root;
+  case HRACE_COLL_ALL2ONE:
+    return r->inter ? c->root != MPI_ROOT && c->root != MPI_PROC_NULL : r->rank != c->root;
+  default: return 1;
+  }
+}
+
+/* The sparse form needs "a member's own entry" to be a fixed entry per member: one exporter
+ * per process (clock length == number of processes, entry == world rank). With several
+ * exporters per process, a member's other exporters may be known better by someone else, and
+ * the exchange falls back to the dense all-reduce. */
+static int sparse(const hrace_comm_t *r) {
+  return !r->inter && hrace__clock_len() == (uint32_t)hrace__proc.size;
+}
+
+/* The buffer the exchange sends, and how many entries it receives. */
+static int in_degree(MPI_Comm comm) {
+  int topo = MPI_UNDEFINED, in = 0, out = 0, w = 0, nd = 0;
+  PMPI_Topo_test(comm, &topo);
+  if (topo == MPI_CART) PMPI_Cartdim_get(comm, &nd), in = 2 * nd;
+  else if (topo == MPI_GRAPH) {
+    int rank;
+    PMPI_Comm_rank(comm, &rank);
+    PMPI_Graph_neighbors_count(comm, rank, &in);
+  } else if (topo == MPI_DIST_GRAPH) PMPI_Dist_graph_neighbors_count(comm, &in, &out, &w);
+  return in;
+}
+
+/* Lay out what this process sends; returns the entries received into *out (allocated). */
+static int layout(const hrace_coll_t *c, hrace_clk_t **send, int *nsend, int *nrecv) {
+  const hrace_comm_t *r = c->rec;
+  uint32_t n = nclk();
+  switch (c->kind) {
+  case HRACE_COLL_BARRIER: case HRACE_COLL_ALL2ALL:
+    if (sparse(r)) {
+      if (r->nout == 0) {                        /* own entry; Allgather */
+        *nsend = 1, *nrecv = r->size;
+        *send = malloc(sizeof **send);
+        (*send)[0] = c->snap[hrace__thread_exporter()];
+      } else {                                   /* [member slots | outsiders]; Allreduce */
+        *nsend = *nrecv = r->size + r->nout;
+        *send = calloc(*nsend, sizeof **send);
+        (*send)[r->rank] = c->snap[hrace__thread_exporter()];
+        for (int i = 0; i < r->nout; i++) (*send)[r->size + i] = c->snap[r->out[i]];
+      }
+      return 0;
+    }
+    break;
+  case HRACE_COLL_NEIGHBOR:
+    *nsend = (int)n, *nrecv = (int)n * in_degree(r->comm);
+    *send = malloc(n * sizeof **send);
+    memcpy(*send, c->snap, n * sizeof **send);
+    return 0;
+  default: break;
+  }
+  *nsend = *nrecv = (int)n;
+  *send = malloc(n * sizeof **send);
+  memcpy(*send, c->snap, n * sizeof **send);
+  return 0;
+}
+
+/* Start (req != NULL) or run the exchange: send -> recv. */
+static int exchange(const hrace_coll_t *c, hrace_clk_t *send, int nsend, hrace_clk_t *recv,
+                    int nrecv, MPI_Request *req) {
+  const hrace_comm_t *r = c->rec;
+  MPI_Comm s = r->shadow;
+  MPI_Datatype T = MPI_UINT32_T;
+  switch (c->kind) {
+  case HRACE_COLL_BARRIER: case HRACE_COLL_ALL2ALL:
+    if (sparse(r) && r->nout == 0)
+      return req ? PMPI_Iallgather(send, 1, T, recv, 1, T, s, req) : PMPI_Allgather(send, 1, T, recv, 1, T, s);
+    return req ? PMPI_Iallreduce(send, recv, nsend, T, MPI_MAX, s, req)
+               : PMPI_Allreduce(send, recv, nsend, T, MPI_MAX, s);
+  case HRACE_COLL_ONE2ALL:
+    if (joins(c) || !ticks(c)) memcpy(recv, send, nsend * sizeof *send);
+    else recv = send;
+    return req ? PMPI_Ibcast(recv, nsend, T, c->root, s, req) : PMPI_Bcast(recv, nsend, T, c->root, s);
+  case HRACE_COLL_ALL2ONE:
+    return req ? PMPI_Ireduce(send, recv, nsend, T, MPI_MAX, c->root, s, req)
+               : PMPI_Reduce(send, recv, nsend, T, MPI_MAX, c->root, s);
+  case HRACE_COLL_SCAN:
+    return req ? PMPI_Iscan(send, recv, nsend, T, MPI_MAX, s, req) : PMPI_Scan(send, recv, nsend, T, MPI_MAX, s);
+  case HRACE_COLL_EXSCAN:
+    return req ? PMPI_Iexscan(send, recv, nsend, T, MPI_MAX, s, req) : PMPI_Exscan(send, recv, nsend, T, MPI_MAX, s);
+  default:
+    return req ? PMPI_Ineighbor_allgather(send, nsend, T, recv, nsend, T, s, req)
+               : PMPI_Neighbor_allgather(send, nsend, T, recv, nsend, T, s);
+  }
+}
+
+/* Join what the exchange delivered into the process clock. */
+static void join(const hrace_comm_t *r, int kind, hrace_clk_t *recv, int nrecv, const char *why) {
+  uint32_t n = nclk();
+  if ((kind == HRACE_COLL_BARRIER || kind == HRACE_COLL_ALL2ALL) && sparse(r)) {
+    hrace_clk_t stackv[256], *v = n <= 256 ? stackv : malloc(n * sizeof *v);
+    if (!v) abort();
+    hrace__clock_out(v);
+    for (int i = 0; i < r->size; i++)
+      if (r->world[i] >= 0 && recv[i] > v[r->world[i]]) v[r->world[i]] = recv[i];
+    if (r->nout)
+      for (int i = 0; i < r->nout; i++)
+        if (recv[r->size + i] > v[r->out[i]]) v[r->out[i]] = recv[r->size + i];
+    hrace__wait(v, n, why);
+    if (v != stackv) free(v);
+    return;
+  }
+  for (int off = 0; off + (int)n <= nrecv; off += (int)n) hrace__wait(recv + off, n, why);
+}
+
+static void finish(hrace_coll_t *c) {
+  if (c->snap && c->snap != c->stack) free(c->snap);
+  c->snap = NULL;
+}
+
+int hrace__coll_barrier(hrace_coll_t *c) {
+  hrace_clk_t *send;
+  int nsend, nrecv;
+  layout(c, &send, &nsend, &nrecv);
+  hrace_clk_t *recv = malloc((nrecv ? nrecv : 1) * sizeof *recv);
+  if (!recv) abort();
+  int rc = exchange(c, send, nsend, recv, nrecv, NULL);
+  if (rc == MPI_SUCCESS && c->active) {
+    join(c->rec, c->kind, recv, nrecv, c->why);
+    hrace__signal_done(c->why);
+  }
+  free(send);
+  free(recv);
+  finish(c);
   return rc;
+}
+
+void hrace__coll_end(hrace_coll_t *c, int rc, MPI_Request *req) {
+  if (!c->rec || rc != MPI_SUCCESS) {
+    finish(c);
+    return;
+  }
+  hrace_clk_t *send;
+  int nsend, nrecv;
+  layout(c, &send, &nsend, &nrecv);
+  hrace_clk_t *recv = malloc((nrecv > nsend ? nrecv : nsend) * sizeof *recv + sizeof *recv);
+  if (!recv) abort();
+  if (!req) {
+    if (exchange(c, send, nsend, recv, nrecv, NULL) == MPI_SUCCESS && c->active) {
+      if (joins(c)) join(c->rec, c->kind, recv, nrecv, c->why);
+      if (ticks(c)) hrace__signal_done(c->why);
+    }
+    free(send);
+    free(recv);
+    finish(c);
+    return;
+  }
+  /* Non-blocking: the exchange runs along; the state owns both buffers. */
+  hrace_rs_t *s = hrace__rs_new(HRACE_RS_COLL);
+  s->rec = c->rec, s->ckind = c->kind, s->root = c->root, s->fn = c->why, s->active = c->active;
+  s->cn = nrecv;
+  s->frame = send;
+  s->cbuf = recv;
+  s->done = joins(c);
+  if (exchange(c, send, nsend, recv, nrecv, &s->shadow_req) != MPI_SUCCESS) {
+    hrace__rs_free(s);
+    finish(c);
+    return;
+  }
+  hrace__rs_put(*req, s);
+  if (c->active && ticks(c)) hrace__signal_done(c->why);
+  finish(c);
+}
+
+/* The application's non-blocking collective completed: finish the exchange and join. */
+void hrace__coll_complete(hrace_rs_t *s, int active) {
+  PMPI_Wait(&s->shadow_req, MPI_STATUS_IGNORE);
+  if (active && s->active && s->done) join(s->rec, s->ckind, s->cbuf, s->cn, s->fn);
 }

@@ -1,52 +1,243 @@
-/* Request completion: MPI_Wait / MPI_Test / MPI_Waitall report each completed request to the
- * watch table (request.h). The full family (any / some, persistent requests, receive clocks)
- * comes with the generated wrappers of issue 5. */
+/* Request completion and persistent requests. Every request any Wait* / Test* completes gets
+ * (1) hrace's own completion step (reqtab.h: unpack + join for receives, the synchronous
+ * sender's answer, a collective's exchange), then (2) the watch of other layers
+ * (hrace__request_done, request.h), with the handle it had before MPI reset it.
+ *
+ *   call                  completed requests                          notes
+ *   Wait, Test(flag)      the one                                     inactive persistent: nothing
+ *   Waitall, Testall      all (Testall: only if flag)                 MPI_ERR_IN_STATUS: those whose
+ *                                                                     status says MPI_SUCCESS
+ *   Waitany, Testany      the one at *index (unless MPI_UNDEFINED)
+ *   Waitsome, Testsome    indices[0 .. *outcount)                     partial completion
+ *   Request_get_status    the one, without freeing it: the step runs once, the later Wait
+ *                         only frees
+ *   Request_free          an active request is kept by hrace and finished later (its data
+ *                         still lands); no edge, since nobody waits for it
+ *   Cancel                nothing now; the cancelled completion joins nothing */
 #include <stdlib.h>
+#include <string.h>
 
 #include "core/runtime.h"
+#include "mpi/handlers.h"
+#include "mpi/posted.h"
+#include "mpi/reqtab.h"
 #include "mpi/request.h"
-#include "mpi/wrap.h"
 
-HRACE_EXPORT int MPI_Wait(MPI_Request *req, MPI_Status *status) {
-  HRACE_ENTER();
-  MPI_Request old = *req;
-  MPI_Status tmp;
-  MPI_Status *st = status == MPI_STATUS_IGNORE ? &tmp : status;
-  int rc = PMPI_Wait(req, st);
-  if (HRACE_ACTIVE() && rc == MPI_SUCCESS && old != MPI_REQUEST_NULL)
-    hrace__request_done(old, st, *req != MPI_REQUEST_NULL);
-  HRACE_LEAVE();
-  return rc;
-}
-
-HRACE_EXPORT int MPI_Test(MPI_Request *req, int *flag, MPI_Status *status) {
-  HRACE_ENTER();
-  MPI_Request old = *req;
-  MPI_Status tmp;
-  MPI_Status *st = status == MPI_STATUS_IGNORE ? &tmp : status;
-  int rc = PMPI_Test(req, flag, st);
-  if (HRACE_ACTIVE() && rc == MPI_SUCCESS && *flag && old != MPI_REQUEST_NULL)
-    hrace__request_done(old, st, *req != MPI_REQUEST_NULL);
-  HRACE_LEAVE();
-  return rc;
-}
-
-HRACE_EXPORT int MPI_Waitall(int n, MPI_Request reqs[], MPI_Status statuses[]) {
-  HRACE_ENTER();
-  MPI_Request stackold[16], *old = n <= 16 ? stackold : malloc(n * sizeof *old);
-  MPI_Status stackst[16], *st = statuses;
-  if (!old) abort();
-  for (int i = 0; i < n; i++) old[i] = reqs[i];
-  if (statuses == MPI_STATUSES_IGNORE) {
-    st = n <= 16 ? stackst : malloc(n * sizeof *st);
-    if (!st) abort();
+void hrace__rs_complete(hrace_rs_t *s, MPI_Status *st, int active) {
+  switch (s->kind) {
+  case HRACE_RS_SEND:
+    if (!s->started) return;
+    s->started = 0;
+    if (!s->done && s->mode == HRACE_MODE_S && active && s->active) {
+      int cancelled = 0;
+      PMPI_Test_cancelled(st, &cancelled);
+      if (!cancelled) hrace__ssend_fetch(s->rec, s->peer, s->tag, s->sync_id, s->fn);
+    }
+    s->done = 0;
+    break;
+  case HRACE_RS_RECV:
+    if (!s->started) return;
+    s->started = 0;
+    hrace__p2p_recv_complete(s, st, active);
+    break;
+  case HRACE_RS_COLL:
+    hrace__coll_complete(s, active);
+    break;
+  case HRACE_RS_IDUP:
+    PMPI_Wait(&s->shadow_req, MPI_STATUS_IGNORE);
+    if (*s->newcomm != MPI_COMM_NULL) hrace__comm_register(*s->newcomm, s->shadow_comm, s->sync_id);
+    else if (s->shadow_comm != MPI_COMM_NULL) PMPI_Comm_free(&s->shadow_comm);
+    break;
   }
-  int rc = PMPI_Waitall(n, reqs, st);
-  if (HRACE_ACTIVE() && rc == MPI_SUCCESS)
+  if (!s->persistent) hrace__rs_free(s);
+}
+
+/* One request MPI reported complete: `old` as it was before, `now` as MPI left it. */
+static void settle(MPI_Request old, MPI_Request now, MPI_Status *st, int active) {
+  if (old == MPI_REQUEST_NULL) return;
+  int keep = now != MPI_REQUEST_NULL;
+  hrace_rs_t *s = keep ? hrace__rs_get(old) : hrace__rs_take(old);
+  if (s) hrace__rs_complete(s, st, active);
+  hrace__request_done(old, st, keep);
+}
+
+/* Scratch for handles and statuses of the array calls. */
+typedef struct arr { MPI_Request *old; MPI_Status *st; MPI_Request sold[16]; MPI_Status sst[16]; } arr_t;
+
+static void arr_init(arr_t *a, int n, const MPI_Request reqs[], MPI_Status *sts) {
+  a->old = n <= 16 ? a->sold : malloc(n * sizeof *a->old);
+  a->st = sts != MPI_STATUSES_IGNORE ? sts : n <= 16 ? a->sst : malloc(n * sizeof *a->st);
+  if ((n && !a->old) || (n && !a->st)) abort();
+  if (n > 0) memcpy(a->old, reqs, n * sizeof *a->old);
+}
+static void arr_free(arr_t *a, MPI_Status *sts) {
+  if (a->old != a->sold) free(a->old);
+  if (a->st != sts && a->st != a->sst) free(a->st);
+}
+static int ok_in(int rc, const MPI_Status *st) {
+  return rc == MPI_SUCCESS || (rc == MPI_ERR_IN_STATUS && st->MPI_ERROR == MPI_SUCCESS);
+}
+
+int hrace__h_wait(MPI_Request *req, MPI_Status *status, int active) {
+  MPI_Request old = *req;
+  MPI_Status tmp, *st = status == MPI_STATUS_IGNORE ? &tmp : status;
+  int rc = PMPI_Wait(req, st);
+  if (rc == MPI_SUCCESS) settle(old, *req, st, active);
+  hrace__rs_poll_orphans(0);
+  return rc;
+}
+
+int hrace__h_test(MPI_Request *req, int *flag, MPI_Status *status, int active) {
+  MPI_Request old = *req;
+  MPI_Status tmp, *st = status == MPI_STATUS_IGNORE ? &tmp : status;
+  int rc = PMPI_Test(req, flag, st);
+  if (rc == MPI_SUCCESS && *flag) settle(old, *req, st, active);
+  hrace__rs_poll_orphans(0);
+  return rc;
+}
+
+int hrace__h_waitall(int n, MPI_Request reqs[], MPI_Status sts[], int active) {
+  if (n <= 0) return PMPI_Waitall(n, reqs, sts);
+  arr_t a;
+  arr_init(&a, n, reqs, sts);
+  int rc = PMPI_Waitall(n, reqs, a.st);
+  for (int i = 0; i < n; i++)
+    if (ok_in(rc, &a.st[i])) settle(a.old[i], reqs[i], &a.st[i], active);
+  arr_free(&a, sts);
+  return rc;
+}
+
+int hrace__h_testall(int n, MPI_Request reqs[], int *flag, MPI_Status sts[], int active) {
+  if (n <= 0) return PMPI_Testall(n, reqs, flag, sts);
+  arr_t a;
+  arr_init(&a, n, reqs, sts);
+  int rc = PMPI_Testall(n, reqs, flag, a.st);
+  if (*flag || rc == MPI_ERR_IN_STATUS)
     for (int i = 0; i < n; i++)
-      if (old[i] != MPI_REQUEST_NULL) hrace__request_done(old[i], &st[i], reqs[i] != MPI_REQUEST_NULL);
-  if (old != stackold) free(old);
-  if (st != statuses && st != stackst) free(st);
-  HRACE_LEAVE();
+      if ((*flag && rc == MPI_SUCCESS) || (rc == MPI_ERR_IN_STATUS && a.st[i].MPI_ERROR == MPI_SUCCESS))
+        settle(a.old[i], reqs[i], &a.st[i], active);
+  arr_free(&a, sts);
+  return rc;
+}
+
+int hrace__h_waitany(int n, MPI_Request reqs[], int *index, MPI_Status *status, int active) {
+  if (n <= 0) return PMPI_Waitany(n, reqs, index, status);
+  arr_t a;
+  arr_init(&a, n, reqs, MPI_STATUSES_IGNORE);
+  MPI_Status tmp, *st = status == MPI_STATUS_IGNORE ? &tmp : status;
+  int rc = PMPI_Waitany(n, reqs, index, st);
+  if (rc == MPI_SUCCESS && *index != MPI_UNDEFINED) settle(a.old[*index], reqs[*index], st, active);
+  arr_free(&a, MPI_STATUSES_IGNORE);
+  return rc;
+}
+
+int hrace__h_testany(int n, MPI_Request reqs[], int *index, int *flag, MPI_Status *status, int active) {
+  if (n <= 0) return PMPI_Testany(n, reqs, index, flag, status);
+  arr_t a;
+  arr_init(&a, n, reqs, MPI_STATUSES_IGNORE);
+  MPI_Status tmp, *st = status == MPI_STATUS_IGNORE ? &tmp : status;
+  int rc = PMPI_Testany(n, reqs, index, flag, st);
+  if (rc == MPI_SUCCESS && *flag && *index != MPI_UNDEFINED) settle(a.old[*index], reqs[*index], st, active);
+  arr_free(&a, MPI_STATUSES_IGNORE);
+  return rc;
+}
+
+static int some(int wait, int n, MPI_Request reqs[], int *outcount, int idx[], MPI_Status sts[], int active) {
+  if (n <= 0) return wait ? PMPI_Waitsome(n, reqs, outcount, idx, sts) : PMPI_Testsome(n, reqs, outcount, idx, sts);
+  arr_t a;
+  arr_init(&a, n, reqs, sts);
+  int rc = wait ? PMPI_Waitsome(n, reqs, outcount, idx, a.st) : PMPI_Testsome(n, reqs, outcount, idx, a.st);
+  if ((rc == MPI_SUCCESS || rc == MPI_ERR_IN_STATUS) && *outcount != MPI_UNDEFINED)
+    for (int k = 0; k < *outcount; k++)
+      if (ok_in(rc, &a.st[k])) settle(a.old[idx[k]], reqs[idx[k]], &a.st[k], active);
+  arr_free(&a, sts);
+  return rc;
+}
+
+int hrace__h_waitsome(int n, MPI_Request reqs[], int *outcount, int idx[], MPI_Status sts[], int active) {
+  return some(1, n, reqs, outcount, idx, sts, active);
+}
+int hrace__h_testsome(int n, MPI_Request reqs[], int *outcount, int idx[], MPI_Status sts[], int active) {
+  return some(0, n, reqs, outcount, idx, sts, active);
+}
+
+int hrace__h_get_status(MPI_Request req, int *flag, MPI_Status *status, int active) {
+  MPI_Status tmp, *st = status == MPI_STATUS_IGNORE ? &tmp : status;
+  int rc = PMPI_Request_get_status(req, flag, st);
+  if (rc != MPI_SUCCESS || !*flag) return rc;
+  hrace_rs_t *s = hrace__rs_get(req);
+  if (s && s->kind == HRACE_RS_RECV && s->started) {
+    hrace__p2p_recv_complete(s, st, active);   /* sets done: the later Wait only frees */
+  } else if (s && s->kind == HRACE_RS_SEND && s->started && !s->done && s->mode == HRACE_MODE_S &&
+             active && s->active) {
+    int cancelled = 0;
+    PMPI_Test_cancelled(st, &cancelled);
+    if (!cancelled) hrace__ssend_fetch(s->rec, s->peer, s->tag, s->sync_id, s->fn);
+    s->done = 1;
+  }
+  return rc;
+}
+
+/* ---- persistent requests --------------------------------------------------------------- */
+static void prepare(MPI_Request r, int active) {
+  hrace_rs_t *s = hrace__rs_get(r);
+  if (!s || !s->persistent) return;
+  if (s->kind == HRACE_RS_SEND) hrace__p2p_start_send(s, active);
+  else if (s->kind == HRACE_RS_RECV) hrace__p2p_start_recv(s, active);
+}
+
+static void started(MPI_Request r, int rc, int active) {
+  hrace_rs_t *s = hrace__rs_get(r);
+  if (!s || !s->persistent) return;
+  if (rc != MPI_SUCCESS) {
+    if (s->post) hrace__post_done(s->post, NULL, -1, -1), s->post = NULL;
+    return;
+  }
+  s->started = 1;
+  s->done = 0;
+  if (s->kind == HRACE_RS_SEND && active) hrace__signal_done(s->fn);
+}
+
+int hrace__h_start(MPI_Request *req, int active) {
+  prepare(*req, active);
+  int rc = PMPI_Start(req);
+  started(*req, rc, active);
+  return rc;
+}
+
+int hrace__h_startall(int n, MPI_Request reqs[], int active) {
+  for (int i = 0; i < n; i++) prepare(reqs[i], active);
+  int rc = PMPI_Startall(n, reqs);
+  for (int i = 0; i < n; i++) started(reqs[i], rc, active);
+  return rc;
+}
+
+int hrace__h_request_free(MPI_Request *req, int active) {
+  MPI_Request old = *req;
+  hrace_rs_t *s = hrace__rs_get(old);
+  if (!s || (s->persistent && !s->started) || s->kind == HRACE_RS_IDUP || s->kind == HRACE_RS_COLL) {
+    int rc = PMPI_Request_free(req);
+    if (rc == MPI_SUCCESS) {
+      hrace_rs_t *t = hrace__rs_take(old);
+      if (t) {
+        if (t->post) hrace__post_done(t->post, NULL, -1, -1), t->post = NULL;
+        hrace__rs_free(t);
+      }
+      hrace__request_forget(old, 1);
+    }
+    return rc;
+  }
+  /* Active: MPI would finish it unseen; hrace keeps the handle and finishes it itself. */
+  hrace__rs_take(old);
+  hrace__rs_orphan(old, s);
+  hrace__request_forget(old, 1);
+  *req = MPI_REQUEST_NULL;
+  return MPI_SUCCESS;
+}
+
+int hrace__h_cancel(MPI_Request *req, int active) {
+  MPI_Request old = *req;
+  int rc = PMPI_Cancel(req);
+  if (rc == MPI_SUCCESS) hrace__request_forget(old, 0);
   return rc;
 }

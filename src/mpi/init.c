@@ -1,14 +1,20 @@
-/* MPI_Init / MPI_Init_thread / MPI_Finalize: bring hrace's side up and down.
- * hrace needs MPI_THREAD_MULTIPLE for its progress thread, whatever the application asks
- * for; the application is told the level it asked for (or less, if MPI gives less). */
+/* MPI_Init / MPI_Init_thread / MPI_Finalize: bring hrace's side up and down (written by hand:
+ * every other wrapper comes from wrappers.def). hrace needs MPI_THREAD_MULTIPLE for its
+ * progress and responder threads, whatever the application asks for; the application is
+ * told the level it asked for (or less, if MPI gives less). */
 #include <stdlib.h>
 
 #include "core/log.h"
 #include "core/runtime.h"
+#include "mpi/comm.h"
+#include "mpi/posted.h"
+#include "mpi/reqtab.h"
 #include "mpi/sync.h"
 #include "mpi/wrap.h"
 #include "report/report.h"
 #include "rma/protocol.h"
+
+void hrace__p2p_init(void);
 
 static int start(int *argc, char ***argv, int required, int *provided) {
   hrace__runtime_init();
@@ -30,6 +36,9 @@ static int start(int *argc, char ***argv, int required, int *provided) {
   PMPI_Comm_set_name(hrace__proc.ctl, "hrace-ctl");
   hrace__runtime_mpi_init(hrace__proc.rank, hrace__proc.size, required);
   hrace__progress_start();
+  hrace__p2p_init();
+  hrace__comm_init();
+  hrace__ssend_start();
   hrace__proc.mpi_ready = true;
   return rc;
 }
@@ -53,9 +62,12 @@ HRACE_EXPORT int MPI_Finalize(void) {
   if (HRACE_ACTIVE()) {
     /* Everyone has closed their epochs and had their records acknowledged; once all are here
      * nobody sends to a progress thread again, and it can stop. */
+    hrace__rs_poll_orphans(1);
     hrace__sync_all(hrace__proc.world_shadow, NULL, 0, "MPI_Finalize");
+    hrace__ssend_stop();
     hrace__progress_stop();
     hrace__proc.mpi_ready = false;
+    hrace__comm_fini();
     PMPI_Comm_free(&hrace__proc.ctl);
     PMPI_Comm_free(&hrace__proc.world_shadow);
   }

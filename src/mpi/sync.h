@@ -9,7 +9,7 @@
 /* All-to-all: every member's clock reaches every other member (barrier, allreduce, window
  * creation and free, fence). `extra` values are max-reduced along (e.g. agreeing on an id). */
 void hrace__sync_all(MPI_Comm shadow, uint32_t *extra, int nextra, const char *why);
-/* The shadow communicator of an application communicator, created on first use. Call only
- * from inside a collective on comm (every member then creates it at the same point). */
+/* The shadow communicator of an application communicator (made with it: comm.h), or
+ * MPI_COMM_NULL if hrace does not know comm. */
 MPI_Comm hrace__comm_shadow(MPI_Comm comm);
 #endif

@@ -1,0 +1,74 @@
+/* MPI latency with and without hrace (bench/README.md, "MPI"). The same binary runs both ways:
+ * plain, and with libhrace preloaded (the PMPI layer; no load/store instrumentation here).
+ *
+ * usage: mpibench TEST ITERS REPS     TEST: pp8 pp1m barrier allreduce hdr
+ * Prints one line: TEST ranks median_us (median over REPS of the mean time per operation;
+ * ping-pong: one-way latency, half a round trip). `hdr` prints the bytes a 0-byte message
+ * occupies on the wire (PMPI_Probe sees hrace's frame). */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int cmp(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y;
+}
+
+int main(int argc, char **argv) {
+  int rank, size;
+  MPI_Init(&argc, &argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  if (argc < 4) {
+    if (!rank) fprintf(stderr, "usage: mpibench pp8|pp1m|barrier|allreduce|hdr ITERS REPS\n");
+    MPI_Abort(MPI_COMM_WORLD, 2);
+  }
+  const char *test = argv[1];
+  int iters = atoi(argv[2]), reps = atoi(argv[3]);
+  if (!strcmp(test, "hdr")) {
+    int bytes = 0;
+    MPI_Status st;
+    if (rank == 0) MPI_Send(NULL, 0, MPI_BYTE, 1, 0, MPI_COMM_WORLD);
+    if (rank == 1) {
+      PMPI_Probe(0, 0, MPI_COMM_WORLD, &st);
+      PMPI_Get_count(&st, MPI_BYTE, &bytes);
+      MPI_Recv(NULL, 0, MPI_BYTE, 0, 0, MPI_COMM_WORLD, &st);
+      printf("hdr %d %d\n", size, bytes);
+    }
+    MPI_Finalize();
+    return 0;
+  }
+  size_t len = !strcmp(test, "pp1m") ? 1 << 20 : 8;
+  char *buf = calloc(len, 1);
+  double *t = malloc(reps * sizeof *t), in = 1, out;
+  for (int r = -1; r < reps; r++) {               /* r = -1: warm-up */
+    PMPI_Barrier(MPI_COMM_WORLD);
+    double t0 = MPI_Wtime();
+    for (int i = 0; i < iters; i++) {
+      if (test[0] == 'p') {
+        if (rank == 0) {
+          MPI_Send(buf, (int)len, MPI_BYTE, 1, 0, MPI_COMM_WORLD);
+          MPI_Recv(buf, (int)len, MPI_BYTE, 1, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        } else if (rank == 1) {
+          MPI_Recv(buf, (int)len, MPI_BYTE, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+          MPI_Send(buf, (int)len, MPI_BYTE, 0, 0, MPI_COMM_WORLD);
+        }
+      } else if (!strcmp(test, "barrier")) {
+        MPI_Barrier(MPI_COMM_WORLD);
+      } else {
+        MPI_Allreduce(&in, &out, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+      }
+    }
+    double dt = (MPI_Wtime() - t0) / iters * 1e6;
+    if (test[0] == 'p') dt /= 2;
+    PMPI_Allreduce(MPI_IN_PLACE, &dt, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    if (r >= 0) t[r] = dt;
+  }
+  qsort(t, reps, sizeof *t, cmp);
+  if (rank == 0) printf("%s %d %.3f\n", test, size, t[reps / 2]);
+  free(buf);
+  free(t);
+  MPI_Finalize();
+  return 0;
+}

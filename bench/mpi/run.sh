@@ -1,0 +1,52 @@
+#!/bin/sh
+# MPI latency, uninstrumented vs hrace, in one run (bench/README.md, "MPI").
+# usage: bench/mpi/run.sh [BUILD_DIR]   (default: build; needs libhrace.so built there)
+# Env: REPS (default 7), ROUNDS (alternations of plain / hrace per point, default 3).
+set -eu
+build=${1:-build}
+lib=$(cd "$build/lib" && pwd)/libhrace.so
+[ -f "$lib" ] || { echo "run.sh: $lib not found: build first" >&2; exit 1; }
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+mpicc -O2 -o "$out/mpibench" "$(dirname "$0")/mpibench.c"
+reps=${REPS:-7}
+rounds=${ROUNDS:-3}
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+export HRACE_OPTIONS="report_text=0"
+
+# one MODE TEST NP ITERS: the median (us) printed by mpibench
+one() {
+  if [ "$1" = hrace ]; then
+    mpirun -np "$3" -x LD_PRELOAD="$lib" -x HRACE_OPTIONS "$out/mpibench" "$2" "$4" "$reps" 2>/dev/null | awk '{print $3}'
+  else
+    mpirun -np "$3" "$out/mpibench" "$2" "$4" "$reps" 2>/dev/null | awk '{print $3}'
+  fi
+}
+# median of the arguments
+med() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+
+echo "| test | ranks | plain (us) | hrace (us) | ratio |"
+echo "|---|---|---|---|---|"
+point() {   # TEST NP ITERS
+  p=""; h=""
+  i=0
+  while [ $i -lt "$rounds" ]; do
+    p="$p $(one plain "$1" "$2" "$3")"
+    h="$h $(one hrace "$1" "$2" "$3")"
+    i=$((i + 1))
+  done
+  mp=$(med $p); mh=$(med $h)
+  echo "| $1 | $2 | $mp | $mh | $(awk -v a="$mp" -v b="$mh" 'BEGIN {printf "%.2f", b / a}') |"
+}
+point pp8 2 20000
+point pp1m 2 200
+for np in 2 4 8 16; do point barrier "$np" $((4000 / np)); done
+for np in 2 4 8 16; do point allreduce "$np" $((4000 / np)); done
+
+echo
+echo "| ranks | clock bytes per message (header + entries) |"
+echo "|---|---|"
+for np in 2 4 8 16; do
+  b=$(mpirun -np "$np" -x LD_PRELOAD="$lib" -x HRACE_OPTIONS "$out/mpibench" hdr 1 1 2>/dev/null | awk '{print $3}')
+  echo "| $np | $b |"
+done

@@ -1,0 +1,47 @@
+/* How clocks travel with point-to-point messages (docs/mpi.md, "Transport"): every message on
+ * an application communicator is a frame, a header (hrace_hdr_t and the sender's clock
+ * entries) followed by the application's data.
+ *  - small messages (frame <= HRACE_FRAME_SMALL bytes) are packed into one buffer and sent as
+ *    MPI_PACKED: one copy of a few bytes, one message;
+ *  - large ones are sent without copying through a struct datatype {header bytes, count x
+ *    type} at absolute addresses.
+ * A receive does the same by its own buffer's capacity, independently of the sender: both
+ * framings have the same byte stream, and MPI's type matching allows a message sent as
+ * MPI_PACKED to be received with any type and vice versa (MPI-3.1 Sec. 4.2). The header
+ * travels inside the message, so wildcards, out-of-order completion, cancellation, probes and
+ * persistent requests need nothing special: the receive that gets the data gets its clock. */
+#ifndef HRACE_MPI_FRAME_H
+#define HRACE_MPI_FRAME_H
+#include <mpi.h>
+#include <stdint.h>
+#include <string.h>
+#include "clocks/vc.h"
+#include "core/runtime.h"
+
+#define HRACE_FRAME_MAGIC 0x68726331u   /* "hrc1" */
+#define HRACE_FRAME_SMALL 8192          /* bench/mpi: pack + copy beats a struct type below this */
+
+enum { HRACE_HDR_CLOCK = 1, HRACE_HDR_SYNC = 2 };
+
+typedef struct hrace_hdr {
+  uint32_t magic;
+  uint32_t flags;            /* HRACE_HDR_*: CLOCK unless sent from a nested (hrace-internal) call */
+  uint32_t sync_id;          /* synchronous mode: the sender's id for the responder's answer */
+  uint32_t n;                /* clock entries that follow */
+  uint64_t site;             /* the send's code address, module-relative (msgrace.h) */
+  hrace_clk_t clk[];         /* the sender's clock at the send's start */
+} hrace_hdr_t;
+_Static_assert(sizeof(hrace_hdr_t) == 24, "frame header layout is part of the wire format");
+
+/* Header bytes of every frame in this job (fixed at MPI_Init: all ranks agree). */
+extern int hrace__hdr_bytes;
+
+/* A clock payload: the caller's signal clock as hrace__clock_len() entries (the one place that
+ * turns the opaque clock into message bytes; the receiver hands them to hrace__wait). */
+static inline void hrace__clock_out(hrace_clk_t *dst) {
+  const hrace_vc_t *v = hrace__signal_clock();
+  uint32_t len = hrace__clock_len(), n = v->n < len ? v->n : len;
+  memcpy(dst, v->c, n * sizeof *dst);
+  if (n < len) memset(dst + n, 0, (len - n) * sizeof *dst);
+}
+#endif

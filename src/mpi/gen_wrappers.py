@@ -1,0 +1,174 @@
+#!/usr/bin/env python3
+"""Generate hrace's MPI wrappers from src/mpi/wrappers.def (see that file for the format).
+
+usage: gen_wrappers.py wrappers.def out.c
+
+Each wrapper is the same few lines: take the per-thread re-entry guard (wrap.h), pass straight
+to PMPI before MPI_Init / after MPI_Finalize, otherwise hand the call to the handler of its
+class with its arguments sorted by role. The handlers (p2p.c, complete.c, coll.c, comm.c) hold
+all the meaning; this script knows only the shapes."""
+
+import re
+import sys
+
+P2P = {"send", "isend", "send_init", "recv", "irecv", "recv_init", "mrecv", "imrecv",
+       "probe", "iprobe", "mprobe", "improbe"}
+HANDLERS = {"start", "startall", "wait", "test", "waitall", "testall", "waitany", "testany",
+            "waitsome", "testsome", "get_status", "request_free", "cancel", "buffer_attach",
+            "buffer_detach", "comm_idup", "sendrecv", "sendrecv_replace"}
+COLL_KINDS = {"barrier", "one2all", "all2one", "all2all", "scan", "exscan", "neighbor"}
+ROLES = {"buf", "count", "type", "peer", "tag", "comm", "sbuf", "scount", "stype", "dest",
+         "stag", "rbuf", "rcount", "rtype", "src", "rtag", "req", "reqs", "n", "status",
+         "statuses", "flag", "index", "indices", "outcount", "msg", "root", "newcomm", "-"}
+
+
+class DefError(Exception):
+    pass
+
+
+def parse_arg(text, where):
+    if ":" not in text:
+        raise DefError(f"{where}: argument {text!r} has no ':role'")
+    decl, role = text.rsplit(":", 1)
+    decl, role = decl.strip(), role.strip()
+    if role not in ROLES:
+        raise DefError(f"{where}: unknown role {role!r} in {text!r}")
+    m = re.search(r"([A-Za-z_][A-Za-z0-9_]*)\s*(\[\])?$", decl)
+    if not m:
+        raise DefError(f"{where}: cannot find the parameter name in {decl!r}")
+    return decl, m.group(1), role
+
+
+def parse(path):
+    fns = []
+    with open(path) as f:
+        for lineno, line in enumerate(f, 1):
+            line = line.split("#", 1)[0].strip()
+            if not line:
+                continue
+            where = f"{path}:{lineno}"
+            parts = line.split(None, 2)
+            if len(parts) < 2:
+                raise DefError(f"{where}: expected NAME CLASS ARGS")
+            name, cls = parts[0], parts[1]
+            args = [parse_arg(a.strip(), where) for a in parts[2].split(";")] if len(parts) > 2 else []
+            base = cls.split(".")[0]
+            if base not in P2P | HANDLERS | {"coll", "comm_new", "comm_free"}:
+                raise DefError(f"{where}: unknown class {cls!r}")
+            if base == "coll" and cls.split(".")[1] not in COLL_KINDS:
+                raise DefError(f"{where}: unknown collective kind in {cls!r}")
+            roles = [r for _, _, r in args if r != "-"]
+            if len(roles) != len(set(roles)):
+                raise DefError(f"{where}: a role appears twice")
+            fns.append((name, cls, args))
+    return fns
+
+
+def by_role(args, role, default="NULL"):
+    for _, pname, r in args:
+        if r == role:
+            return pname
+    return default
+
+
+def p2p_init(args, kind, mode, fn):
+    """A designated initialiser of hrace_p2p_t from the arguments, by role."""
+    g = lambda role, d="NULL": by_role(args, role, d)
+    return (f"{{ .fn = \"{fn}\", .kind = HRACE_P2P_{kind.upper()}, .mode = HRACE_MODE_{mode.upper()}, "
+            f".buf = (void *){g('buf')}, .count = {g('count', '0')}, .type = {g('type', 'MPI_DATATYPE_NULL')}, "
+            f".peer = {g('peer', 'MPI_PROC_NULL')}, .tag = {g('tag', '0')}, .comm = {g('comm', 'MPI_COMM_NULL')}, "
+            f".req = {g('req')}, .status = {g('status')}, .msg = {g('msg')}, .flag = {g('flag')}, "
+            f".active = HRACE_ACTIVE(), .pc = HRACE_RET_ADDR() }}")
+
+
+def body(name, cls, args):
+    parts = cls.split(".")
+    base = parts[0]
+    call_args = ", ".join(p for _, p, _ in args)
+    real = f"PMPI_{name[4:]}({call_args})"
+    if base in P2P:
+        mode = parts[1] if len(parts) > 1 else "std"
+        return [f"hrace_p2p_t a_ = {p2p_init(args, base, mode, name)};",
+                "rc = hrace__p2p(&a_);"]
+    if base in ("sendrecv", "sendrecv_replace"):
+        s = (f"{{ .fn = \"{name}\", .kind = HRACE_P2P_SEND, .mode = HRACE_MODE_STD, "
+             f".buf = (void *){by_role(args, 'sbuf', by_role(args, 'buf'))}, "
+             f".count = {by_role(args, 'scount', by_role(args, 'count'))}, "
+             f".type = {by_role(args, 'stype', by_role(args, 'type'))}, .peer = {by_role(args, 'dest')}, "
+             f".tag = {by_role(args, 'stag')}, .comm = {by_role(args, 'comm')}, "
+             f".active = HRACE_ACTIVE(), .pc = HRACE_RET_ADDR() }}")
+        r = (f"{{ .fn = \"{name}\", .kind = HRACE_P2P_RECV, .mode = HRACE_MODE_STD, "
+             f".buf = (void *){by_role(args, 'rbuf', by_role(args, 'buf'))}, "
+             f".count = {by_role(args, 'rcount', by_role(args, 'count'))}, "
+             f".type = {by_role(args, 'rtype', by_role(args, 'type'))}, .peer = {by_role(args, 'src')}, "
+             f".tag = {by_role(args, 'rtag')}, .comm = {by_role(args, 'comm')}, "
+             f".status = {by_role(args, 'status')}, .active = HRACE_ACTIVE(), .pc = HRACE_RET_ADDR() }}")
+        return [f"hrace_p2p_t s_ = {s}, r_ = {r};",
+                f"rc = hrace__p2p_sendrecv(&s_, &r_, {1 if base == 'sendrecv_replace' else 0});"]
+    if base in HANDLERS:
+        return [f"rc = hrace__h_{base}({call_args}{', ' if call_args else ''}HRACE_ACTIVE());"]
+    if base == "coll":
+        kind, nb = parts[1], len(parts) > 2 and parts[2] == "nb"
+        req = by_role(args, "req") if nb else "NULL"
+        lines = ["hrace_coll_t c_;",
+                 f"hrace__coll_begin(&c_, HRACE_COLL_{kind.upper()}, {by_role(args, 'comm')}, "
+                 f"{by_role(args, 'root', '0')}, \"{name}\", HRACE_ACTIVE());"]
+        if kind == "barrier" and not nb:
+            # The all-to-all clock exchange synchronises exactly as a barrier does: it replaces
+            # the real call (one collective instead of two) unless hrace doesn't know comm.
+            lines.append(f"rc = c_.rec ? hrace__coll_barrier(&c_) : {real};")
+        else:
+            lines.append(f"rc = {real};")
+            lines.append(f"hrace__coll_end(&c_, rc, {req});")
+        return lines
+    if base == "comm_new":
+        nc = by_role(args, "newcomm")
+        return [f"rc = {real};",
+                f"if (rc == MPI_SUCCESS) hrace__comm_created(*{nc}, {by_role(args, 'comm')});"]
+    if base == "comm_free":
+        nc = by_role(args, "newcomm")
+        return [f"void *old_ = hrace__comm_freeing(*{nc});",
+                f"rc = {real};",
+                f"hrace__comm_freed(old_, rc);"]
+    raise DefError(f"{name}: no template for class {cls}")
+
+
+def generate(fns, src):
+    out = [f"/* Generated by src/mpi/gen_wrappers.py from {src}: do not edit. */",
+           "#include \"mpi/wrap.h\"",
+           "#include \"mpi/handlers.h\"",
+           ""]
+    for name, cls, args in fns:
+        params = ", ".join(d for d, _, _ in args) or "void"
+        call_args = ", ".join(p for _, p, _ in args)
+        out.append(f"HRACE_EXPORT int {name}({params}) {{")
+        out.append("  HRACE_ENTER();")
+        out.append("  int rc;")
+        out.append(f"  if (HRACE_UNLIKELY(!hrace__proc.mpi_ready)) rc = PMPI_{name[4:]}({call_args});")
+        out.append("  else {")
+        out.extend("    " + l for l in body(name, cls, args))
+        out.append("  }")
+        out.append("  HRACE_LEAVE();")
+        out.append("  return rc;")
+        out.append("}")
+        out.append("")
+    return "\n".join(out)
+
+
+def main(argv):
+    if len(argv) != 3:
+        print(__doc__.split("\n\n")[1], file=sys.stderr)
+        return 2
+    try:
+        fns = parse(argv[1])
+        text = generate(fns, argv[1].rsplit("/", 1)[-1])
+    except DefError as e:
+        print(f"gen_wrappers.py: error: {e}", file=sys.stderr)
+        return 1
+    with open(argv[2], "w") as f:
+        f.write(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

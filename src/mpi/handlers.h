@@ -1,0 +1,78 @@
+/* What the generated wrappers (gen_wrappers.py) call: one handler per event class of
+ * wrappers.def. Point-to-point and collective calls arrive as role-sorted argument structs;
+ * completion, persistent and buffer calls with their own arguments. Every handler runs the
+ * real call itself (or the clock exchange that replaces it) and returns its error code. */
+#ifndef HRACE_MPI_HANDLERS_H
+#define HRACE_MPI_HANDLERS_H
+#include <mpi.h>
+#include <stdint.h>
+#include "mpi/comm.h"
+
+/* ---- point-to-point (p2p.c) ------------------------------------------------------------ */
+enum hrace_p2p_kind {
+  HRACE_P2P_SEND, HRACE_P2P_ISEND, HRACE_P2P_SEND_INIT, HRACE_P2P_RECV, HRACE_P2P_IRECV,
+  HRACE_P2P_RECV_INIT, HRACE_P2P_MRECV, HRACE_P2P_IMRECV, HRACE_P2P_PROBE, HRACE_P2P_IPROBE,
+  HRACE_P2P_MPROBE, HRACE_P2P_IMPROBE,
+};
+enum hrace_send_mode { HRACE_MODE_STD, HRACE_MODE_B, HRACE_MODE_S, HRACE_MODE_R };
+
+typedef struct hrace_p2p {
+  const char *fn;            /* "MPI_Send", ... (clock dump labels) */
+  int kind, mode;            /* enum hrace_p2p_kind, enum hrace_send_mode */
+  void *buf;
+  int count;
+  MPI_Datatype type;
+  int peer, tag;             /* dest or source (may be MPI_ANY_SOURCE / MPI_PROC_NULL), tag */
+  MPI_Comm comm;
+  MPI_Request *req;
+  MPI_Status *status;
+  MPI_Message *msg;
+  int *flag;
+  int active;                /* HRACE_ACTIVE(): record edges (not a nested call) */
+  uintptr_t pc;              /* return address into the application */
+} hrace_p2p_t;
+
+int hrace__p2p(hrace_p2p_t *a);
+int hrace__p2p_sendrecv(hrace_p2p_t *s, hrace_p2p_t *r, int replace);
+
+/* ---- requests (complete.c) --------------------------------------------------------------- */
+int hrace__h_start(MPI_Request *req, int active);
+int hrace__h_startall(int n, MPI_Request reqs[], int active);
+int hrace__h_wait(MPI_Request *req, MPI_Status *status, int active);
+int hrace__h_test(MPI_Request *req, int *flag, MPI_Status *status, int active);
+int hrace__h_waitall(int n, MPI_Request reqs[], MPI_Status sts[], int active);
+int hrace__h_testall(int n, MPI_Request reqs[], int *flag, MPI_Status sts[], int active);
+int hrace__h_waitany(int n, MPI_Request reqs[], int *index, MPI_Status *status, int active);
+int hrace__h_testany(int n, MPI_Request reqs[], int *index, int *flag, MPI_Status *status, int active);
+int hrace__h_waitsome(int n, MPI_Request reqs[], int *outcount, int idx[], MPI_Status sts[], int active);
+int hrace__h_testsome(int n, MPI_Request reqs[], int *outcount, int idx[], MPI_Status sts[], int active);
+int hrace__h_get_status(MPI_Request req, int *flag, MPI_Status *status, int active);
+int hrace__h_request_free(MPI_Request *req, int active);
+int hrace__h_cancel(MPI_Request *req, int active);
+int hrace__h_buffer_attach(void *buf, int size, int active);
+int hrace__h_buffer_detach(void *bufp, int *size, int active);
+
+/* ---- collectives (coll.c) ---------------------------------------------------------------- */
+enum hrace_coll_kind {
+  HRACE_COLL_BARRIER, HRACE_COLL_ONE2ALL, HRACE_COLL_ALL2ONE, HRACE_COLL_ALL2ALL,
+  HRACE_COLL_SCAN, HRACE_COLL_EXSCAN, HRACE_COLL_NEIGHBOR,
+};
+typedef struct hrace_coll {
+  hrace_comm_t *rec;         /* NULL: unknown communicator, the call passes through */
+  int kind, root, active;
+  const char *why;
+  hrace_clk_t *snap;         /* the clock at the call's start (the signal) */
+  hrace_clk_t stack[64];
+} hrace_coll_t;
+
+void hrace__coll_begin(hrace_coll_t *c, int kind, MPI_Comm comm, int root, const char *why, int active);
+/* After the real call: rc is its result; req is the non-blocking call's request, or NULL. */
+void hrace__coll_end(hrace_coll_t *c, int rc, MPI_Request *req);
+int hrace__coll_barrier(hrace_coll_t *c);
+
+/* ---- communicators (comm.c) -------------------------------------------------------------- */
+void hrace__comm_created(MPI_Comm nc, MPI_Comm parent);
+int hrace__h_comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *req, int active);
+void *hrace__comm_freeing(MPI_Comm c);
+void hrace__comm_freed(void *rec, int rc);
+#endif

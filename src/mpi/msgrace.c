@@ -1,0 +1,119 @@
+/* Message races (see msgrace.h). For each communicator with wildcard receives: a ring of the
+ * last completed wildcard receives; pending ones live in the posted list (posted.h) with the
+ * late messages seen while they were pending (their own source is not known yet).
+ *
+ *   event (receive r2 gets message m from s)   check
+ *   r completed wildcard, posted before r2     s != r.src, tag fits r, m late for r -> race
+ *   r pending wildcard, posted before r2       r matched already (non-overtaking): fix its
+ *                                              epoch now if unset; m late -> remember (s, site)
+ *   r2 itself a wildcard                       fix epoch; each remembered (s', site') with
+ *                                              s' != s -> race; enter the ring */
+#include "mpi/msgrace.h"
+
+#include <link.h>
+#include <stdlib.h>
+#include <string.h>
+#include "core/runtime.h"
+#include "mpi/posted.h"
+#include "report/report.h"
+
+#define RING 32
+
+typedef struct wdone {
+  uint64_t seq;
+  int tag, src;              /* tag as posted (may be ANY), matched sender's world rank */
+  uint64_t site;             /* the matched send's site */
+  uint32_t ex;
+  hrace_clk_t ec;
+} wdone_t;
+
+typedef struct hrace_mrace { wdone_t ring[RING]; unsigned n, next; } hrace_mrace_t;
+
+hrace_post_t *hrace__post_first(void);
+
+static int tag_fits(int spec, int tag) { return spec == MPI_ANY_TAG || spec == tag; }
+
+/* Was the epoch (ex, ec) covered by the clock in h? (then m was sent after r matched) */
+static int covered(const hrace_hdr_t *h, uint32_t ex, hrace_clk_t ec) {
+  hrace_vc_t v = { .n = h->n, .c = (hrace_clk_t *)h->clk };
+  return hrace__epoch_hb(ex, ec, &v);
+}
+
+static void report(int src_a, uint64_t site_a, int src_b, uint64_t site_b) {
+  hrace_report_t r = { .kind = "message", .window = NULL, .owner = hrace__proc.rank };
+  r.a = (hrace_report_side_t){ .op = "MPI_Send", .rank = src_a };
+  r.b = (hrace_report_side_t){ .op = "MPI_Send", .rank = src_b };
+  hrace__symbolize(hrace__site_decode(site_a), &r.a.loc);
+  hrace__symbolize(hrace__site_decode(site_b), &r.b.loc);
+  hrace__report_race(&r);
+}
+
+void hrace__mrace_received(hrace_post_t *p, const hrace_hdr_t *h, int src, int tag) {
+  hrace_comm_t *rec = p->rec;
+  if (src < 0) return;
+  if (!rec->mr && !(rec->mr = calloc(1, sizeof *rec->mr))) return;
+  hrace_mrace_t *mr = rec->mr;
+  uint32_t ex = hrace__thread_exporter();
+  hrace_clk_t now = hrace__thread_epoch();
+  for (unsigned i = 0; i < mr->n; i++) {
+    const wdone_t *r = &mr->ring[i];
+    if (r->seq < p->seq && r->src != src && tag_fits(r->tag, tag) && !covered(h, r->ex, r->ec))
+      report(src, h->site, r->src, r->site);
+  }
+  for (hrace_post_t *r = hrace__post_first(); r && r->seq < p->seq; r = r->next) {
+    if (r->rec != rec || r->src != MPI_ANY_SOURCE || !tag_fits(r->tag, tag)) continue;
+    if (!r->epoch_set) r->epoch_set = 1, r->ex = ex, r->ec = now;
+    if (covered(h, r->ex, r->ec)) continue;
+    hrace_cand_t *c = malloc(sizeof *c);
+    if (!c) continue;
+    *c = (hrace_cand_t){ src, h->site, r->cands };
+    r->cands = c;
+  }
+  if (p->src != MPI_ANY_SOURCE) return;
+  if (!p->epoch_set) p->epoch_set = 1, p->ex = ex, p->ec = now;
+  for (hrace_cand_t *c = p->cands; c; c = c->next)
+    if (c->src != src) report(c->src, c->site, src, h->site);
+  mr->ring[mr->next] = (wdone_t){ p->seq, p->tag, src, h->site, p->ex, p->ec };
+  mr->next = (mr->next + 1) % RING;
+  if (mr->n < RING) mr->n++;
+}
+
+void hrace__mrace_free(hrace_comm_t *rec) {
+  free(rec->mr);
+  rec->mr = NULL;
+}
+
+/* ---- sites --------------------------------------------------------------------------------- */
+static uintptr_t exe_lo, exe_hi, exe_bias;
+static int exe_known;
+
+static int find_exe(struct dl_phdr_info *info, size_t size, void *data) {
+  /* The first object dl_iterate_phdr reports is the main program. */
+  for (int i = 0; i < info->dlpi_phnum; i++) {
+    const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+    if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X)) continue;
+    uintptr_t lo = info->dlpi_addr + ph->p_vaddr, hi = lo + ph->p_memsz;
+    if (!exe_lo || lo < exe_lo) exe_lo = lo;
+    if (hi > exe_hi) exe_hi = hi;
+  }
+  exe_bias = info->dlpi_addr;
+  return 1;
+}
+
+static void know_exe(void) {
+  if (!exe_known) {
+    dl_iterate_phdr(find_exe, NULL);
+    exe_known = 1;
+  }
+}
+
+uint64_t hrace__site_encode(uintptr_t pc) {
+  if (HRACE_UNLIKELY(!exe_known)) know_exe();
+  if (pc < exe_lo || pc >= exe_hi) return 0;
+  return (uint64_t)(pc - exe_bias) | (1ull << 63);
+}
+
+uintptr_t hrace__site_decode(uint64_t site) {
+  know_exe();
+  return site ? exe_bias + (uintptr_t)(site & ~(1ull << 63)) : 0;
+}

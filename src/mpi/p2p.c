@@ -1,0 +1,495 @@
+/* Point-to-point: framing (frame.h) and the clock rules of seed 001 Table I.
+ *
+ *   call                     clock action
+ *   send, any mode, I-form   signal at the start: the frame carries the clock, then tick
+ *   *send_init + Start       signal at each Start
+ *   Ssend / Issend           also wait: at completion, join the receiver's clock at the post
+ *                            of the receive that matched (posted.h)
+ *   receive post             snapshot + tick (the signal a synchronous sender may wait for)
+ *   Recv, Mrecv              wait at return: join the frame's clock
+ *   Irecv, Imrecv, Recv_init wait at the Wait/Test that completes it (reqtab.h), never earlier
+ *   probes                   no edge; the status reports the application's byte count
+ *   MPI_PROC_NULL            no message, no edge
+ *
+ * A call MPI refuses records nothing: sends tick only after the real call succeeded, receives
+ * join only what arrived. Arguments MPI would reject (unknown communicator, null datatype,
+ * negative count, bad rank or tag) go to MPI unframed so that MPI reports them. */
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/log.h"
+#include "core/runtime.h"
+#include "mpi/frame.h"
+#include "mpi/handlers.h"
+#include "mpi/msgrace.h"
+#include "mpi/posted.h"
+#include "mpi/reqtab.h"
+
+int hrace__hdr_bytes;
+static int tag_ub = 32767;
+
+void hrace__p2p_init(void) {
+  hrace__hdr_bytes = (int)(sizeof(hrace_hdr_t) + hrace__clock_len() * sizeof(hrace_clk_t));
+  void *v;
+  int flag = 0;
+  PMPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &v, &flag);
+  if (flag) tag_ub = *(int *)v;
+}
+
+/* A per-thread scratch buffer for the frames of blocking calls (never held across calls). */
+static __thread char *scratch __attribute__((tls_model("initial-exec")));
+static char *scratch_buf(void) {
+  if (HRACE_UNLIKELY(!scratch)) {
+    scratch = malloc(HRACE_FRAME_SMALL);
+    if (!scratch) abort();
+  }
+  return scratch;
+}
+
+typedef struct tinfo { int size; long long bytes; int contig; } tinfo_t;
+
+static int type_info(MPI_Datatype t, int count, tinfo_t *ti) {
+  MPI_Aint lb, ext, tlb, text;
+  if (PMPI_Type_size(t, &ti->size) != MPI_SUCCESS) return -1;
+  PMPI_Type_get_extent(t, &lb, &ext);
+  PMPI_Type_get_true_extent(t, &tlb, &text);
+  ti->bytes = (long long)ti->size * count;
+  ti->contig = tlb == 0 && text == ti->size && (count <= 1 || ext == ti->size);
+  return 0;
+}
+
+/* Could MPI accept these arguments? If not, hrace stays out of the way. */
+static hrace_comm_t *checked(const hrace_p2p_t *a, int recv, tinfo_t *ti) {
+  hrace_comm_t *rec = hrace__comm_of(a->comm);
+  if (!rec || a->count < 0 || a->type == MPI_DATATYPE_NULL) return NULL;
+  int np = hrace__comm_peers(rec);
+  if (a->peer < 0 ? !(recv && a->peer == MPI_ANY_SOURCE) : a->peer >= np) return NULL;
+  if (a->tag < 0 ? !(recv && a->tag == MPI_ANY_TAG) : a->tag > tag_ub) return NULL;
+  if (type_info(a->type, a->count, ti)) return NULL;
+  if (ti->bytes > INT_MAX - hrace__hdr_bytes) return NULL;   /* too big to frame in an int count */
+  return rec;
+}
+
+static void fill_hdr(hrace_hdr_t *h, int active, int sync, uint32_t sync_id, uintptr_t pc) {
+  h->magic = HRACE_FRAME_MAGIC;
+  h->flags = (active ? HRACE_HDR_CLOCK : 0) | (sync ? HRACE_HDR_SYNC : 0);
+  h->sync_id = sync_id;
+  h->site = hrace__site_encode(pc);
+  h->n = hrace__clock_len();
+  hrace__clock_out(h->clk);
+}
+
+/* The struct type {header bytes at hdr, count x type at buf}, committed. */
+static MPI_Datatype frame_type(void *hdr, void *buf, int count, MPI_Datatype t) {
+  int len[2] = { hrace__hdr_bytes, count };
+  MPI_Aint disp[2];
+  MPI_Datatype types[2] = { MPI_BYTE, t }, ft;
+  disp[0] = (MPI_Aint)(uintptr_t)hdr;   /* MPI_Get_address, without its read of the buffer */
+  disp[1] = (MPI_Aint)(uintptr_t)buf;
+  PMPI_Type_create_struct(2, len, disp, types, &ft);
+  PMPI_Type_commit(&ft);
+  return ft;
+}
+
+/* ---- sends ------------------------------------------------------------------------------- */
+
+/* Pack data behind the header already at frame; returns the frame's bytes. */
+static int pack(char *frame, const void *buf, int count, MPI_Datatype t, const tinfo_t *ti,
+                MPI_Comm comm, int cap) {
+  int pos = hrace__hdr_bytes;
+  if (ti->contig) {
+    if (ti->bytes) memcpy(frame + pos, buf, (size_t)ti->bytes);
+    return pos + (int)ti->bytes;
+  }
+  PMPI_Pack(buf, count, t, frame, cap, &pos, comm);
+  return pos;
+}
+
+static int real_send(int kind, int mode, const void *b, int n, MPI_Datatype t, int peer, int tag,
+                     MPI_Comm comm, MPI_Request *req) {
+  switch (kind * 4 + mode) {
+  case HRACE_P2P_SEND * 4 + HRACE_MODE_STD: return PMPI_Send(b, n, t, peer, tag, comm);
+  case HRACE_P2P_SEND * 4 + HRACE_MODE_B: return PMPI_Bsend(b, n, t, peer, tag, comm);
+  case HRACE_P2P_SEND * 4 + HRACE_MODE_S: return PMPI_Ssend(b, n, t, peer, tag, comm);
+  case HRACE_P2P_SEND * 4 + HRACE_MODE_R: return PMPI_Rsend(b, n, t, peer, tag, comm);
+  case HRACE_P2P_ISEND * 4 + HRACE_MODE_STD: return PMPI_Isend(b, n, t, peer, tag, comm, req);
+  case HRACE_P2P_ISEND * 4 + HRACE_MODE_B: return PMPI_Ibsend(b, n, t, peer, tag, comm, req);
+  case HRACE_P2P_ISEND * 4 + HRACE_MODE_S: return PMPI_Issend(b, n, t, peer, tag, comm, req);
+  case HRACE_P2P_ISEND * 4 + HRACE_MODE_R: return PMPI_Irsend(b, n, t, peer, tag, comm, req);
+  case HRACE_P2P_SEND_INIT * 4 + HRACE_MODE_STD: return PMPI_Send_init(b, n, t, peer, tag, comm, req);
+  case HRACE_P2P_SEND_INIT * 4 + HRACE_MODE_B: return PMPI_Bsend_init(b, n, t, peer, tag, comm, req);
+  case HRACE_P2P_SEND_INIT * 4 + HRACE_MODE_S: return PMPI_Ssend_init(b, n, t, peer, tag, comm, req);
+  default: return PMPI_Rsend_init(b, n, t, peer, tag, comm, req);
+  }
+}
+
+static int raw(hrace_p2p_t *a) {
+  switch (a->kind) {
+  case HRACE_P2P_SEND: case HRACE_P2P_ISEND: case HRACE_P2P_SEND_INIT:
+    return real_send(a->kind, a->mode, a->buf, a->count, a->type, a->peer, a->tag, a->comm, a->req);
+  case HRACE_P2P_RECV: return PMPI_Recv(a->buf, a->count, a->type, a->peer, a->tag, a->comm, a->status);
+  case HRACE_P2P_IRECV: return PMPI_Irecv(a->buf, a->count, a->type, a->peer, a->tag, a->comm, a->req);
+  case HRACE_P2P_RECV_INIT: return PMPI_Recv_init(a->buf, a->count, a->type, a->peer, a->tag, a->comm, a->req);
+  case HRACE_P2P_MRECV: return PMPI_Mrecv(a->buf, a->count, a->type, a->msg, a->status);
+  case HRACE_P2P_IMRECV: return PMPI_Imrecv(a->buf, a->count, a->type, a->msg, a->req);
+  case HRACE_P2P_PROBE: return PMPI_Probe(a->peer, a->tag, a->comm, a->status);
+  case HRACE_P2P_IPROBE: return PMPI_Iprobe(a->peer, a->tag, a->comm, a->flag, a->status);
+  case HRACE_P2P_MPROBE: return PMPI_Mprobe(a->peer, a->tag, a->comm, a->msg, a->status);
+  default: return PMPI_Improbe(a->peer, a->tag, a->comm, a->flag, a->msg, a->status);
+  }
+}
+
+/* Build the frame of a send into state s (persistent and non-blocking) or scratch (blocking).
+ * Returns the (buf, count, type) to hand MPI. */
+typedef struct wire { void *buf; int count; MPI_Datatype type; } wire_t;
+
+static wire_t frame_send(hrace_p2p_t *a, const tinfo_t *ti, hrace_rs_t *s, int sync, uint32_t id,
+                         int fill) {
+  int H = hrace__hdr_bytes;
+  wire_t w;
+  if (H + ti->bytes <= HRACE_FRAME_SMALL) {
+    char *f = s ? (s->frame ? s->frame : hrace__rs_frame(s, H + ti->bytes + 1)) : scratch_buf();
+    if (!f) abort();
+    int bytes = H + (int)ti->bytes;
+    if (fill) {
+      fill_hdr((hrace_hdr_t *)f, a->active, sync, id, a->pc);
+      bytes = pack(f, a->buf, a->count, a->type, ti, a->comm, H + (int)ti->bytes);
+    }
+    if (s) s->fbytes = bytes;
+    w = (wire_t){ f, bytes, MPI_PACKED };
+  } else {
+    hrace_hdr_t *h = s ? (s->frame ? s->frame : hrace__rs_frame(s, H)) : (void *)scratch_buf();
+    if (!h) abort();
+    if (fill) fill_hdr(h, a->active, sync, id, a->pc);
+    MPI_Datatype ft = frame_type(h, a->buf, a->count, a->type);
+    if (s) s->ftype = ft;
+    w = (wire_t){ MPI_BOTTOM, 1, ft };
+  }
+  return w;
+}
+
+static int do_send(hrace_p2p_t *a) {
+  tinfo_t ti;
+  hrace_comm_t *rec = a->peer == MPI_PROC_NULL ? NULL : checked(a, 0, &ti);
+  if (!rec) return raw(a);
+  int sync = a->mode == HRACE_MODE_S;
+  uint32_t id = sync ? hrace__ssend_next_id() : 0;
+  hrace__rs_poll_orphans(0);
+  if (a->kind == HRACE_P2P_SEND) {
+    wire_t w = frame_send(a, &ti, NULL, sync, id, 1);
+    int rc = real_send(a->kind, a->mode, w.buf, w.count, w.type, a->peer, a->tag, a->comm, NULL);
+    if (w.type != MPI_PACKED) PMPI_Type_free(&w.type);
+    if (rc != MPI_SUCCESS) return rc;
+    if (a->active) {
+      hrace__signal_done(a->fn);
+      if (sync) hrace__ssend_fetch(rec, a->peer, a->tag, id, a->fn);
+    }
+    return rc;
+  }
+  hrace_rs_t *s = hrace__rs_new(HRACE_RS_SEND);
+  s->rec = rec, s->fn = a->fn, s->buf = a->buf, s->count = a->count, s->type = a->type;
+  s->peer = a->peer, s->tag = a->tag, s->mode = a->mode, s->pc = a->pc, s->active = a->active;
+  s->persistent = a->kind == HRACE_P2P_SEND_INIT;
+  s->sync_id = id;
+  wire_t w = frame_send(a, &ti, s, sync, id, !s->persistent);
+  int rc = real_send(a->kind, a->mode, w.buf, w.count, w.type, a->peer, a->tag, a->comm, a->req);
+  if (rc != MPI_SUCCESS) {
+    hrace__rs_free(s);
+    return rc;
+  }
+  s->started = !s->persistent;
+  hrace__rs_put(*a->req, s);
+  if (a->active && !s->persistent) hrace__signal_done(a->fn);
+  return rc;
+}
+
+/* MPI_Start of a persistent send: refresh the frame (data and clock at this start). */
+void hrace__p2p_start_send(hrace_rs_t *s, int active) {
+  int H = hrace__hdr_bytes;
+  hrace_p2p_t a = { .fn = s->fn, .buf = s->buf, .count = s->count, .type = s->type,
+                    .comm = s->rec->comm, .active = active, .pc = s->pc };
+  if (s->mode == HRACE_MODE_S) s->sync_id = hrace__ssend_next_id();
+  fill_hdr(s->frame, active, s->mode == HRACE_MODE_S, s->sync_id, s->pc);
+  if (s->ftype == MPI_DATATYPE_NULL) {
+    tinfo_t ti;
+    type_info(s->type, s->count, &ti);
+    s->fbytes = pack(s->frame, a.buf, a.count, a.type, &ti, a.comm, H + (int)ti.bytes);
+  }
+  s->active = active;
+}
+
+/* ---- receives ---------------------------------------------------------------------------- */
+
+static wire_t frame_recv(void *buf, int count, MPI_Datatype t, const tinfo_t *ti, hrace_rs_t *s) {
+  int H = hrace__hdr_bytes;
+  if (H + ti->bytes <= HRACE_FRAME_SMALL) {
+    char *f = s ? hrace__rs_frame(s, H + ti->bytes + 1) : scratch_buf();
+    if (!f) abort();
+    return (wire_t){ f, H + (int)ti->bytes, MPI_PACKED };
+  }
+  void *h = s ? hrace__rs_frame(s, H) : scratch_buf();
+  if (!h) abort();
+  MPI_Datatype ft = frame_type(h, buf, count, t);
+  if (s) s->ftype = ft;
+  return (wire_t){ MPI_BOTTOM, 1, ft };
+}
+
+/* A frame arrived in wire w for (buf, count, type): unpack, fix the status to count the
+ * application's bytes, and return the header (NULL if the message was not framed). */
+static const hrace_hdr_t *unframe(const wire_t *w, void *hdrbuf, void *buf, int count,
+                                  MPI_Datatype t, MPI_Comm comm, MPI_Status *st) {
+  int got = 0, H = hrace__hdr_bytes, cancelled = 0;
+  PMPI_Test_cancelled(st, &cancelled);
+  if (cancelled || st->MPI_SOURCE == MPI_PROC_NULL) return NULL;
+  PMPI_Get_count(st, MPI_BYTE, &got);
+  const hrace_hdr_t *h = hdrbuf;
+  if (got == MPI_UNDEFINED || got < H || h->magic != HRACE_FRAME_MAGIC) {
+    static int warned;
+    if (!warned++)
+      hrace__warn("a message without hrace's header arrived (is every rank running under "
+                  "hrace?): its data may be misplaced and it orders nothing");
+    return NULL;
+  }
+  int data = got - H;
+  if (w->type == MPI_PACKED && data > 0) {
+    tinfo_t ti;
+    type_info(t, count, &ti);
+    if (ti.contig) {
+      memcpy(buf, (char *)w->buf + H, (size_t)data);
+    } else {
+      int pos = H, n = ti.size ? data / ti.size : count;
+      PMPI_Unpack(w->buf, got, &pos, buf, n, t, comm);
+    }
+  }
+  PMPI_Status_set_elements(st, MPI_BYTE, data);
+  return h;
+}
+
+/* The receive side of an arrived frame: join, races, responder answer; frees the post. */
+static void arrived(hrace_comm_t *rec, hrace_post_t *post, const hrace_hdr_t *h,
+                    const MPI_Status *st, int active, const char *fn) {
+  if (h && active && (h->flags & HRACE_HDR_CLOCK))
+    hrace__wait(h->clk, h->n < hrace__clock_len() ? h->n : hrace__clock_len(), fn);
+  if (post) hrace__post_done(post, h && (h->flags & HRACE_HDR_CLOCK) ? h : NULL,
+                             st ? st->MPI_SOURCE : -1, st ? st->MPI_TAG : -1);
+}
+
+/* Messages matched by MPI_Mprobe / MPI_Improbe and not yet received: their communicator and
+ * the post that stands for the probe (the probe is where a wildcard matched). */
+typedef struct mprobed { MPI_Message m; hrace_comm_t *rec; hrace_post_t *post; struct mprobed *next; } mprobed_t;
+static mprobed_t *mprobed;
+
+static void mprobed_add(MPI_Message m, hrace_comm_t *rec, hrace_post_t *post) {
+  mprobed_t *e = malloc(sizeof *e);
+  if (!e) abort();
+  pthread_mutex_lock(&hrace__post_mu);
+  *e = (mprobed_t){ m, rec, post, mprobed };
+  mprobed = e;
+  pthread_mutex_unlock(&hrace__post_mu);
+}
+
+static int mprobed_take(MPI_Message m, hrace_comm_t **rec, hrace_post_t **post) {
+  pthread_mutex_lock(&hrace__post_mu);
+  for (mprobed_t **p = &mprobed; *p; p = &(*p)->next)
+    if ((*p)->m == m) {
+      mprobed_t *e = *p;
+      *p = e->next;
+      pthread_mutex_unlock(&hrace__post_mu);
+      *rec = e->rec, *post = e->post;
+      free(e);
+      return 1;
+    }
+  pthread_mutex_unlock(&hrace__post_mu);
+  return 0;
+}
+
+static int do_recv(hrace_p2p_t *a) {
+  tinfo_t ti;
+  hrace_comm_t *rec = NULL;
+  hrace_post_t *post = NULL;
+  int mrecv = a->kind == HRACE_P2P_MRECV || a->kind == HRACE_P2P_IMRECV;
+  if (mrecv) {
+    if (!a->msg || *a->msg == MPI_MESSAGE_NULL || *a->msg == MPI_MESSAGE_NO_PROC ||
+        a->count < 0 || a->type == MPI_DATATYPE_NULL || type_info(a->type, a->count, &ti) ||
+        !mprobed_take(*a->msg, &rec, &post))
+      return raw(a);
+  } else {
+    rec = a->peer == MPI_PROC_NULL ? NULL : checked(a, 1, &ti);
+    if (!rec) return raw(a);
+  }
+  if (a->kind == HRACE_P2P_RECV || a->kind == HRACE_P2P_MRECV) {
+    MPI_Status tmp, *st = a->status == MPI_STATUS_IGNORE ? &tmp : a->status;
+    hrace_post_t mem;
+    if (!post) post = hrace__post_add(rec, a->peer, a->tag, a->active, &mem);
+    wire_t w = frame_recv(a->buf, a->count, a->type, &ti, NULL);
+    int rc = mrecv ? PMPI_Mrecv(w.buf, w.count, w.type, a->msg, st)
+                   : PMPI_Recv(w.buf, w.count, w.type, a->peer, a->tag, a->comm, st);
+    void *hdr = w.type == MPI_PACKED ? w.buf : scratch_buf();
+    const hrace_hdr_t *h = rc == MPI_SUCCESS ? unframe(&w, hdr, a->buf, a->count, a->type, a->comm, st) : NULL;
+    if (w.type != MPI_PACKED) PMPI_Type_free(&w.type);
+    arrived(rec, post, h, st, a->active, a->fn);
+    return rc;
+  }
+  hrace_rs_t *s = hrace__rs_new(HRACE_RS_RECV);
+  s->rec = rec, s->fn = a->fn, s->buf = a->buf, s->count = a->count, s->type = a->type;
+  s->peer = a->peer, s->tag = a->tag, s->pc = a->pc, s->active = a->active;
+  s->persistent = a->kind == HRACE_P2P_RECV_INIT;
+  if (!s->persistent && !post) post = hrace__post_add(rec, a->peer, a->tag, a->active, &s->postmem);
+  s->post = post;
+  wire_t w = frame_recv(a->buf, a->count, a->type, &ti, s);
+  s->fbytes = w.count;
+  int rc;
+  if (a->kind == HRACE_P2P_IRECV) rc = PMPI_Irecv(w.buf, w.count, w.type, a->peer, a->tag, a->comm, a->req);
+  else if (a->kind == HRACE_P2P_IMRECV) rc = PMPI_Imrecv(w.buf, w.count, w.type, a->msg, a->req);
+  else rc = PMPI_Recv_init(w.buf, w.count, w.type, a->peer, a->tag, a->comm, a->req);
+  if (rc != MPI_SUCCESS) {
+    if (post) hrace__post_done(post, NULL, -1, -1);
+    hrace__rs_free(s);
+    return rc;
+  }
+  s->started = !s->persistent;
+  hrace__rs_put(*a->req, s);
+  return rc;
+}
+
+/* MPI_Start of a persistent receive. */
+void hrace__p2p_start_recv(hrace_rs_t *s, int active) {
+  s->active = active;
+  s->done = 0;
+  s->post = hrace__post_add(s->rec, s->peer, s->tag, active, &s->postmem);
+}
+
+/* Completion of a non-blocking or persistent receive (reqtab.c). */
+void hrace__p2p_recv_complete(hrace_rs_t *s, MPI_Status *st, int active) {
+  if (s->done) return;
+  s->done = 1;
+  wire_t w = { s->ftype == MPI_DATATYPE_NULL ? s->frame : MPI_BOTTOM, s->fbytes,
+               s->ftype == MPI_DATATYPE_NULL ? MPI_PACKED : s->ftype };
+  const hrace_hdr_t *h = unframe(&w, s->frame, s->buf, s->count, s->type, s->rec->comm, st);
+  arrived(s->rec, s->post, h, st, active && s->active, s->fn);
+  s->post = NULL;
+}
+
+/* ---- probes: no edge, but the count must be the application's ----------------------------- */
+static int do_probe(hrace_p2p_t *a) {
+  hrace_comm_t *rec = hrace__comm_of(a->comm);
+  if (!rec || a->peer == MPI_PROC_NULL) return raw(a);
+  MPI_Status tmp, *st = a->status == MPI_STATUS_IGNORE ? &tmp : a->status;
+  int one = 1, *flag = a->flag ? a->flag : &one;
+  int matching = a->kind == HRACE_P2P_MPROBE || a->kind == HRACE_P2P_IMPROBE;
+  /* A matched probe is where a wildcard decides: it stands as the post of the receive. Its
+   * tick waits for a match (nothing of the application runs inside the call), so that an
+   * Improbe polling loop does not tick at every try. */
+  hrace_post_t *post = matching ? hrace__post_add(rec, a->peer, a->tag, 0, NULL) : NULL;
+  int rc;
+  switch (a->kind) {
+  case HRACE_P2P_PROBE: rc = PMPI_Probe(a->peer, a->tag, a->comm, st); break;
+  case HRACE_P2P_IPROBE: rc = PMPI_Iprobe(a->peer, a->tag, a->comm, flag, st); break;
+  case HRACE_P2P_MPROBE: rc = PMPI_Mprobe(a->peer, a->tag, a->comm, a->msg, st); break;
+  default: rc = PMPI_Improbe(a->peer, a->tag, a->comm, flag, a->msg, st); break;
+  }
+  if (rc == MPI_SUCCESS && *flag && st->MPI_SOURCE != MPI_PROC_NULL) {
+    int got = 0;
+    PMPI_Get_count(st, MPI_BYTE, &got);
+    if (got != MPI_UNDEFINED && got >= hrace__hdr_bytes)
+      PMPI_Status_set_elements(st, MPI_BYTE, got - hrace__hdr_bytes);
+    if (matching && *a->msg != MPI_MESSAGE_NO_PROC && *a->msg != MPI_MESSAGE_NULL) {
+      mprobed_add(*a->msg, rec, post);
+      post = NULL;
+      if (a->active) hrace__signal_done(a->fn);
+    }
+  }
+  if (post) hrace__post_done(post, NULL, -1, -1);
+  return rc;
+}
+
+int hrace__p2p(hrace_p2p_t *a) {
+  switch (a->kind) {
+  case HRACE_P2P_SEND: case HRACE_P2P_ISEND: case HRACE_P2P_SEND_INIT: return do_send(a);
+  case HRACE_P2P_PROBE: case HRACE_P2P_IPROBE: case HRACE_P2P_MPROBE: case HRACE_P2P_IMPROBE:
+    return do_probe(a);
+  default: return do_recv(a);
+  }
+}
+
+/* ---- MPI_Sendrecv, MPI_Sendrecv_replace: both halves in one real MPI_Sendrecv ------------ */
+int hrace__p2p_sendrecv(hrace_p2p_t *s, hrace_p2p_t *r, int replace) {
+  tinfo_t sti, rti;
+  hrace_comm_t *srec = s->peer == MPI_PROC_NULL ? NULL : checked(s, 0, &sti);
+  hrace_comm_t *rrec = r->peer == MPI_PROC_NULL ? NULL : checked(r, 1, &rti);
+  int sbad = s->peer != MPI_PROC_NULL && !srec, rbad = r->peer != MPI_PROC_NULL && !rrec;
+  if (sbad || rbad || (!srec && !rrec)) {
+    if (replace)
+      return PMPI_Sendrecv_replace(r->buf, r->count, r->type, s->peer, s->tag, r->peer, r->tag,
+                                   r->comm, r->status);
+    return PMPI_Sendrecv(s->buf, s->count, s->type, s->peer, s->tag, r->buf, r->count, r->type,
+                         r->peer, r->tag, r->comm, r->status);
+  }
+  int H = hrace__hdr_bytes;
+  /* Send half: always packed into a buffer of its own (replace overwrites the data). */
+  char *sf = NULL;
+  int sbytes = 0;
+  if (srec) {
+    int cap = H + (int)sti.bytes;
+    sf = malloc(cap + 1);
+    if (!sf) abort();
+    fill_hdr((hrace_hdr_t *)sf, s->active, 0, 0, s->pc);
+    sbytes = pack(sf, s->buf, s->count, s->type, &sti, s->comm, cap);
+  }
+  hrace_post_t mem;
+  hrace_post_t *post = rrec ? hrace__post_add(rrec, r->peer, r->tag, r->active, &mem) : NULL;
+  hrace_rs_t *rs = hrace__rs_new(HRACE_RS_RECV);   /* holds the receive half's frame */
+  wire_t w = { NULL, 0, MPI_BYTE };
+  if (rrec) w = frame_recv(r->buf, r->count, r->type, &rti, rs);
+  MPI_Status tmp, *st = r->status == MPI_STATUS_IGNORE ? &tmp : r->status;
+  int rc = PMPI_Sendrecv(sf ? sf : s->buf, sf ? sbytes : s->count, sf ? MPI_PACKED : s->type,
+                         s->peer, s->tag, w.buf ? w.buf : r->buf, rrec ? w.count : r->count,
+                         rrec ? w.type : r->type, r->peer, r->tag, r->comm, st);
+  free(sf);
+  if (rc == MPI_SUCCESS && srec && s->active) hrace__signal_done(s->fn);
+  if (rrec) {
+    const hrace_hdr_t *h = rc == MPI_SUCCESS ? unframe(&w, rs->frame, r->buf, r->count, r->type, r->comm, st) : NULL;
+    arrived(rrec, post, h, st, r->active, r->fn);
+  }
+  hrace__rs_free(rs);
+  return rc;
+}
+
+/* ---- MPI_Buffer_attach / detach: room for one header per buffered message ----------------- */
+static void *user_buf;
+static int user_size;
+
+int hrace__h_buffer_attach(void *buf, int size, int active) {
+  if (size < 0 || user_buf) return PMPI_Buffer_attach(buf, size);
+  /* Each buffered message takes at least MPI_BSEND_OVERHEAD bytes of the user's buffer, so
+   * it holds at most size / MPI_BSEND_OVERHEAD + 1 messages; each grows by a header. */
+  long long more = ((long long)size / MPI_BSEND_OVERHEAD + 1) * (hrace__hdr_bytes + 16);
+  long long total = size + more > INT_MAX ? INT_MAX : size + more;
+  void *mine = malloc((size_t)total);
+  if (!mine) return PMPI_Buffer_attach(buf, size);
+  int rc = PMPI_Buffer_attach(mine, (int)total);
+  if (rc != MPI_SUCCESS) {
+    free(mine);
+    return rc;
+  }
+  user_buf = buf, user_size = size;
+  return rc;
+}
+
+int hrace__h_buffer_detach(void *bufp, int *size, int active) {
+  void *mine;
+  int got;
+  int rc = PMPI_Buffer_detach(&mine, &got);
+  if (rc != MPI_SUCCESS) return rc;
+  if (user_buf) {
+    free(mine);
+    *(void **)bufp = user_buf;
+    *size = user_size;
+    user_buf = NULL;
+  } else {
+    *(void **)bufp = mine;
+    *size = got;
+  }
+  return rc;
+}

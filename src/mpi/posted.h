@@ -1,0 +1,57 @@
+/* Posted receives (ssend.c): every receive hrace has seen posted and not yet completed, in
+ * posting order, with the poster's clock at the post. Two readers need it:
+ *  - the synchronous-send responder: MPI_Ssend returns once its message matched a receive, and
+ *    the sender must then be ordered after everything the receiver did before posting that
+ *    receive (seed 001 Table I, MPI_Ssend / MPI_Recv^S). The sender asks the receiver's
+ *    responder thread, which answers with the clock of the matching post;
+ *  - message races (msgrace.c): the late-message rule of seed 000 needs posting order.
+ * One mutex guards the list, the responder's answers and the message-race state. */
+#ifndef HRACE_MPI_POSTED_H
+#define HRACE_MPI_POSTED_H
+#include <pthread.h>
+#include <stdint.h>
+#include "clocks/vc.h"
+#include "mpi/comm.h"
+#include "mpi/frame.h"
+
+typedef struct hrace_cand {              /* a message that may have matched a pending wildcard */
+  int src;                               /* sender's world rank */
+  uint64_t site;
+  struct hrace_cand *next;
+} hrace_cand_t;
+
+typedef struct hrace_post {
+  struct hrace_post *prev, *next;
+  hrace_comm_t *rec;
+  uint32_t comm_id;
+  int src, tag;                          /* as posted: may be MPI_ANY_SOURCE / MPI_ANY_TAG */
+  uint64_t seq;                          /* posting order in this process */
+  hrace_clk_t *snap;                     /* the poster's clock at the post (its signal) */
+  uint32_t n;
+  /* message races (msgrace.c) */
+  int epoch_set;                         /* the receive is known to have matched ... */
+  uint32_t ex;                           /* ... no later than epoch (ex, ec) of this process */
+  hrace_clk_t ec;
+  hrace_cand_t *cands;                   /* late messages seen while it was pending */
+  int heap;                              /* allocated by hrace__post_add (else the caller's) */
+  hrace_clk_t inl[32];                   /* snap when the clock is short enough */
+} hrace_post_t;
+
+extern pthread_mutex_t hrace__post_mu;
+
+/* At a receive's post: snapshot the clock, tick (when active), link. `mem`: storage that
+ * outlives the post (a request's state, a blocking call's frame), or NULL to allocate. */
+hrace_post_t *hrace__post_add(hrace_comm_t *rec, int src, int tag, int active, hrace_post_t *mem);
+/* At its completion with a framed message (h NULL: cancelled, failed or not framed):
+ * message races, the responder's answer for a synchronous sender, unlink and free. */
+void hrace__post_done(hrace_post_t *p, const hrace_hdr_t *h, int src_rank, int tag);
+
+/* The synchronous-send side: after the send completed (not cancelled), join the receiver's
+ * clock at the post of the receive that matched it. */
+void hrace__ssend_fetch(hrace_comm_t *rec, int dest, int tag, uint32_t sync_id, const char *why);
+uint32_t hrace__ssend_next_id(void);
+
+/* MPI_Init / MPI_Finalize: the responder thread and its communicator. */
+void hrace__ssend_start(void);
+void hrace__ssend_stop(void);
+#endif

@@ -1,0 +1,77 @@
+/* hrace's own state of an application request, keyed by the request handle: what a
+ * completion must do (unpack a framed message and join its clock, finish a collective's
+ * clock exchange, register a communicator made by MPI_Comm_idup). Separate from the watch
+ * table of request.h, which other layers (RMA) use through a callback interface.
+ *
+ *   kind        made by                       at completion (Wait / Test family)
+ *   SEND        Isend family, *send_init      free the frame (non-persistent); Issend: fetch
+ *                                             the receiver's clock (ssend.c)
+ *   RECV        Irecv, Imrecv, Recv_init      unpack, fix the status count, join the clock,
+ *                                             check message races
+ *   COLL        non-blocking collectives      wait for the shadow exchange, join
+ *   IDUP        MPI_Comm_idup                 finish the shadow idup, register the comm */
+#ifndef HRACE_MPI_REQTAB_H
+#define HRACE_MPI_REQTAB_H
+#include <mpi.h>
+#include <stdint.h>
+#include "clocks/vc.h"
+#include "mpi/comm.h"
+#include "mpi/posted.h"
+
+enum hrace_rs_kind { HRACE_RS_SEND = 1, HRACE_RS_RECV, HRACE_RS_COLL, HRACE_RS_IDUP };
+
+typedef struct hrace_rs {
+  int kind;
+  int persistent;            /* *_init: survives completion; `started` per activation */
+  int started;
+  int active;                /* edges recorded for this request (not a nested call) */
+  const char *fn;
+  hrace_comm_t *rec;
+  /* SEND / RECV: the frame (framing.h) */
+  void *buf;                 /* application buffer */
+  int count;
+  MPI_Datatype type;
+  int peer, tag, mode;
+  void *frame;               /* packed frame (small messages) or header (large), owned */
+  MPI_Datatype ftype;        /* struct type {header, count x type} for large messages, or NULL */
+  int fbytes;                /* bytes of the packed frame */
+  uintptr_t pc;
+  uint32_t sync_id;          /* SEND in synchronous mode */
+  struct hrace_post *post;   /* RECV: the posted-receive record (ssend.c) */
+  int done;                  /* RECV: already completed once (MPI_Request_get_status) */
+  /* COLL */
+  int ckind, root;
+  hrace_clk_t *cbuf;         /* snapshot sent / result received */
+  int cn;
+  MPI_Request shadow_req;
+  /* IDUP */
+  MPI_Comm *newcomm, shadow_comm;
+  /* Inline storage (no allocation for small messages): must stay last (rs_new clears only
+   * what comes before). */
+  hrace_post_t postmem;
+  char inl[256];
+} hrace_rs_t;
+
+/* Storage of n bytes for s->frame: inline when it fits. */
+void *hrace__rs_frame(hrace_rs_t *s, size_t n);
+
+hrace_rs_t *hrace__rs_new(int kind);
+void hrace__rs_free(hrace_rs_t *s);
+void hrace__rs_put(MPI_Request r, hrace_rs_t *s);
+hrace_rs_t *hrace__rs_get(MPI_Request r);               /* NULL if none */
+hrace_rs_t *hrace__rs_take(MPI_Request r);              /* remove and return */
+int hrace__rs_any(void);                                /* cheap: is any state live? */
+
+/* Complete the hrace side of a request that MPI reported complete with `st` (never NULL).
+ * For persistent requests the state stays (keep). Returns nothing; never fails. */
+void hrace__rs_complete(hrace_rs_t *s, MPI_Status *st, int active);
+/* Requests the application freed while active: hrace keeps them and finishes them later. */
+void hrace__rs_orphan(MPI_Request r, hrace_rs_t *s);
+void hrace__rs_poll_orphans(int wait_all);
+
+/* The class-specific steps (p2p.c, coll.c). */
+void hrace__p2p_start_send(hrace_rs_t *s, int active);
+void hrace__p2p_start_recv(hrace_rs_t *s, int active);
+void hrace__p2p_recv_complete(hrace_rs_t *s, MPI_Status *st, int active);
+void hrace__coll_complete(hrace_rs_t *s, int active);
+#endif

@@ -1,0 +1,46 @@
+/* hrace-test
+ * ranks: 2
+ * expect: race
+ * pair: 28 34
+ */
+/* MPI_Reduce to root 1 (all-to-one), but rank 1 loads before its side of it: the load races
+ * with rank 0's put, which the unlock completed in real time (invisible barrier) but nothing
+ * orders. */
+#include <mpi.h>
+#include <stdio.h>
+
+/* Orders ranks in real time without hrace seeing it (PMPI is not intercepted). */
+static void invisible_barrier(void) { PMPI_Barrier(MPI_COMM_WORLD); }
+
+int main(int argc, char **argv) {
+  int rank, *base, v = 42, x = -1, t = 0, u = 0;
+  MPI_Win win;
+  MPI_Request req;
+  MPI_Status st;
+  MPI_Init(&argc, &argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+
+  MPI_Win_allocate(4 * sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win);
+  base[0] = 0;
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (rank == 0) {
+    MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 1, 0, win);
+    MPI_Put(&v, 1, MPI_INT, 1, 0, 1, MPI_INT, win);
+    MPI_Win_unlock(1, win);
+    invisible_barrier();
+    MPI_Reduce(&t, &u, 1, MPI_INT, MPI_SUM, 1, MPI_COMM_WORLD);
+  } else if (rank == 1) {
+    invisible_barrier();
+    x = base[0];
+    MPI_Reduce(&t, &u, 1, MPI_INT, MPI_SUM, 1, MPI_COMM_WORLD);
+  } else {
+    invisible_barrier();
+    MPI_Reduce(&t, &u, 1, MPI_INT, MPI_SUM, 1, MPI_COMM_WORLD);
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  printf("%d %d %d\n", x, t, u);
+  MPI_Win_free(&win);
+
+  MPI_Finalize();
+  return 0;
+}
