@@ -1,7 +1,349 @@
-/* In-flight origin buffers (see buffers.h). Registration of buffers at issue and their
- * release at local completion arrive with issue 3; until then no buffer range is tracked and
- * this entry point is never reached. */
+/* In-flight origin buffers (see buffers.h).
+ *
+ * Why no clocks here: a buffer is tracked from the operation's issue to its local completion,
+ * both events of the issuing process, and an access that the filter routes here happens in
+ * real time inside that interval. Nothing can order such an access after the completion (which
+ * has not happened yet) or before the issue (a happens-before edge to the issue would have
+ * made it precede the issue in real time), so every conflicting access seen here is a race,
+ * and every operation found overlapping at issue is concurrent with the new one. What this
+ * cannot see is an access that came *before* the issue in real time without being ordered
+ * before it: that needs a history of plain memory (DESIGN "Origin buffers are ordinary
+ * memory"), which the access layer keeps (issue 6).
+ *
+ * Buffer bytes inside one of this process's own windows (MPI_Get into the local window, a put
+ * from it) are also accesses to window memory, where remote operations and other processes'
+ * accesses meet them: they go into that window's shadow as a descriptor in flight until local
+ * completion, like a remote record.
+ *
+ * The filter sees one range per distinct buffer hull (a region), shared by every in-flight
+ * operation using that buffer, so a loop of puts from one buffer costs one filter update.
+ * Owners handed to the filter must stay valid while a reader may hold an old range array:
+ * regions (and operations) are recycled through free lists and never freed, and a stale reader
+ * finds them dead, or alive for another buffer, which it then checks exactly. One mutex guards
+ * everything; only accesses that hit an in-flight buffer take it, and a load of a buffer that
+ * only in-flight reads use returns at once. */
 #include "rma/buffers.h"
 
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "access/filter.h"
+#include "access/history.h"
+#include "core/race.h"
+#include "core/runtime.h"
+#include "mpi/request.h"
+#include "report/report.h"
+#include "rma/rma.h"
+#include "rma/shared.h"
+#include "rma/type.h"
+
+typedef struct region region_t;
+struct hrace_inflight;
+
+typedef struct span {          /* one buffer: sorted, coalesced absolute (address, length) pairs */
+  uintptr_t lo, hi;            /* hull */
+  uint64_t *r;
+  uint32_t n;
+  int writes;
+  hrace_aid_t aid;             /* descriptor of its bytes inside local windows, or 0 */
+  struct hrace_inflight *op;
+  region_t *reg;
+  struct span *rprev, *rnext;  /* the region's spans */
+} span_t;
+
+/* The tracked range (filter owner) of every in-flight buffer with one hull: a loop of puts
+ * from one buffer adds one range to the filter, not one per operation. */
+struct region {
+  int what;                    /* HRACE_BUF_OP (buffers.h) */
+  int live;
+  uintptr_t lo, hi;
+  span_t *spans;
+  unsigned nwriters;           /* spans that write */
+  region_t *prev, *next;       /* live regions, or the free list */
+};
+
+typedef struct hrace_inflight {
+  int live;
+  struct hrace_inflight *prev, *next;   /* live operations, or the free list */
+  hrace_win_t *w;
+  int target;                  /* group rank */
+  MPI_Request req;             /* request-based operations; MPI_REQUEST_NULL otherwise */
+  unsigned op;
+  int thread;
+  const hrace_srcloc_t *site;
+  unsigned nspan;
+  span_t span[3];
+} hrace_inflight_t;
+
+static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+static hrace_inflight_t *live, *freelist;
+static region_t *regions, *free_regions;
+
+/* The first byte of [lo, hi) that range list s covers, via *at; 0 if none. */
+static int span_hits(const span_t *s, uintptr_t lo, uintptr_t hi, uintptr_t *at) {
+  if (lo >= s->hi || hi <= s->lo) return 0;
+  for (uint32_t i = 0; i < s->n; i++) {
+    uintptr_t a = (uintptr_t)s->r[2 * i], b = a + (uintptr_t)s->r[2 * i + 1];
+    if (a < hi && lo < b) {
+      *at = a > lo ? a : lo;
+      return 1;
+    }
+  }
+  return 0;
+}
+
+/* Do two range lists share a byte? Merge scan (both sorted). */
+static int spans_meet(const span_t *x, const span_t *y, uintptr_t *at, uintptr_t *end) {
+  if (x->lo >= y->hi || y->lo >= x->hi) return 0;
+  uint32_t i = 0, j = 0;
+  while (i < x->n && j < y->n) {
+    uintptr_t a0 = (uintptr_t)x->r[2 * i], a1 = a0 + (uintptr_t)x->r[2 * i + 1];
+    uintptr_t b0 = (uintptr_t)y->r[2 * j], b1 = b0 + (uintptr_t)y->r[2 * j + 1];
+    if (a0 < b1 && b0 < a1) {
+      *at = a0 > b0 ? a0 : b0;
+      *end = a1 < b1 ? a1 : b1;
+      return 1;
+    }
+    if (a1 <= b1) i++;
+    else j++;
+  }
+  return 0;
+}
+
+static void op_side(hrace_report_side_t *s, const hrace_inflight_t *o, uint64_t off, uint64_t len) {
+  *s = (hrace_report_side_t){ .op = hrace__op_name(o->op), .rank = hrace__proc.rank,
+                              .thread = o->thread, .loc = *o->site, .offset = off, .size = len };
+}
+
+/* An origin-buffer race: `now` (an access, or a newly issued operation) meets in-flight
+ * operation o's buffer s at byte `at`. */
+static void report(const span_t *s, const hrace_report_side_t *now, uintptr_t at) {
+  const hrace_inflight_t *o = s->op;
+  hrace_report_t r = { .kind = "origin-buffer", .window = o->w->name, .owner = hrace__proc.rank,
+                       .base = s->lo, .addr = at };
+  r.a = *now;
+  op_side(&r.b, o, 0, s->hi - s->lo);
+  hrace__report_race(&r);
+}
+
 void hrace__buffer_access(void *owner, uintptr_t addr, uintptr_t len, uint16_t flags, uint16_t op,
-                          uint32_t atomic_class, uintptr_t pc) {}
+                          uint32_t atomic_class, uintptr_t pc) {
+  if (*(int *)owner == HRACE_BUF_PEER) {
+    hrace__shared_access(owner, addr, len, flags, op, atomic_class, pc);
+    return;
+  }
+  region_t *g = owner;
+  pthread_mutex_lock(&mu);
+  if (g->live && ((flags & HRACE_ACC_WRITE) || g->nwriters)) {   /* else: everyone reads */
+    hrace_report_side_t now = { .op = hrace__op_name(op), .rank = hrace__proc.rank,
+                                .thread = hrace__thread()->tid, .size = len };
+    int known = 0;
+    for (const span_t *s = g->spans; s; s = s->rnext) {
+      uintptr_t at;
+      if (!(flags & HRACE_ACC_WRITE) && !s->writes) continue;
+      if (!span_hits(s, addr, addr + len, &at)) continue;
+      if (!known++) hrace__symbolize(pc, &now.loc);
+      now.offset = addr - s->lo;
+      report(s, &now, at);
+    }
+  }
+  pthread_mutex_unlock(&mu);
+}
+
+/* The descriptor of o's access to span s (made on first use): in flight until local
+ * completion. */
+static hrace_aid_t span_aid(hrace_inflight_t *o, span_t *s) {
+  if (!s->aid) {
+    hrace_access_t d = {
+      .exporter = hrace__thread_exporter(), .op = (uint16_t)o->op,
+      .flags = (s->writes ? HRACE_ACC_WRITE : HRACE_ACC_READ) | HRACE_ACC_REMOTE,
+      .rank = hrace__proc.rank, .thread = o->thread, .loc = o->site,
+    };
+    atomic_init(&d.clk, HRACE_CLK_INF);
+    s->aid = hrace__access_new(&d);
+  }
+  return s->aid;
+}
+
+/* The bytes of span s that lie in this process's windows go to their shadow. */
+static void into_windows(hrace_inflight_t *o, span_t *s) {
+  hrace_ranges_t *rs = atomic_load_explicit(&hrace__filter_ranges, memory_order_acquire);
+  for (unsigned i = 0; rs && i < rs->n; i++) {
+    const hrace_range_t *fr = &rs->r[i];
+    if (fr->kind != HRACE_TRACK_WINDOW || fr->lo >= s->hi || fr->hi <= s->lo) continue;
+    hrace_win_t *seg = fr->owner;
+    for (uint32_t j = 0; j < s->n; j++) {
+      uintptr_t a = (uintptr_t)s->r[2 * j], b = a + (uintptr_t)s->r[2 * j + 1];
+      if (a < fr->lo) a = fr->lo;
+      if (b > fr->hi) b = fr->hi;
+      if (a >= b) continue;
+      hrace__shadow_access(&seg->cells, a - fr->lo, b - a, span_aid(o, s), hrace__thread_view(),
+                           hrace__race_sink, seg);
+    }
+  }
+}
+
+static void on_request_done(void *arg, MPI_Request req, const MPI_Status *status);
+
+/* Caller holds mu. The live region of hull [lo, hi), created (and tracked) if new. */
+static region_t *region_of(uintptr_t lo, uintptr_t hi, int *created) {
+  for (region_t *g = regions; g; g = g->next)
+    if (g->lo == lo && g->hi == hi) return g;
+  region_t *g = free_regions;
+  if (g) free_regions = g->next;
+  else if (!(g = calloc(1, sizeof *g))) abort();
+  *g = (region_t){ .what = HRACE_BUF_OP, .live = 1, .lo = lo, .hi = hi, .next = regions };
+  if (regions) regions->prev = g;
+  regions = g;
+  *created = 1;
+  return g;
+}
+
+void hrace__buffers_issue(const hrace_rma_call_t *c, const hrace_srcloc_t *site) {
+  hrace_inflight_t n = { .live = 1, .w = c->w, .target = c->target,
+                         .req = c->req ? *c->req : MPI_REQUEST_NULL, .op = c->op,
+                         .thread = hrace__thread()->tid, .site = site };
+  for (int b = 0; b < c->nbuf; b++) {
+    const hrace_rma_buf_t *ub = &c->buf[b];
+    uint64_t *r;
+    uint32_t k;
+    if (ub->count <= 0 || hrace__type_ranges(ub->dt, ub->count, &r, &k) != MPI_SUCCESS || !k) continue;
+    span_t *s = &n.span[n.nspan++];
+    s->r = r;
+    s->n = k;
+    s->writes = ub->writes;
+    for (uint32_t j = 0; j < k; j++) r[2 * j] += (uint64_t)(uintptr_t)ub->addr;
+    s->lo = (uintptr_t)r[0];
+    s->hi = (uintptr_t)(r[2 * (k - 1)] + r[2 * (k - 1) + 1]);
+  }
+  if (!n.nspan && !c->req) return;
+
+  pthread_mutex_lock(&mu);
+  /* Two operations in flight over the same bytes, one of them writing: a race (both are in
+   * flight now, see the top of this file). */
+  for (region_t *g = regions; g; g = g->next)
+    for (unsigned j = 0; j < n.nspan; j++) {
+      const span_t *ns = &n.span[j];
+      if (g->lo >= ns->hi || ns->lo >= g->hi || (!g->nwriters && !ns->writes)) continue;
+      for (const span_t *s = g->spans; s; s = s->rnext) {
+        uintptr_t at, end;
+        if ((!s->writes && !ns->writes) || !spans_meet(s, ns, &at, &end)) continue;
+        hrace_report_side_t now;
+        op_side(&now, &n, at - s->lo, end - at);
+        report(s, &now, at);
+      }
+    }
+  hrace_inflight_t *o = freelist;
+  if (o) freelist = o->next;
+  else if (!(o = malloc(sizeof *o))) abort();
+  *o = n;
+  o->next = live;
+  if (live) live->prev = o;
+  live = o;
+  region_t *added[3];
+  int nadded = 0;
+  for (unsigned j = 0; j < o->nspan; j++) {
+    span_t *s = &o->span[j];
+    int created = 0;
+    s->op = o;
+    s->reg = region_of(s->lo, s->hi, &created);
+    s->rnext = s->reg->spans;
+    if (s->rnext) s->rnext->rprev = s;
+    s->reg->spans = s;
+    s->reg->nwriters += s->writes != 0;
+    if (created) added[nadded++] = s->reg;
+    into_windows(o, s);
+  }
+  /* Tracked first, then the history of earlier accesses by other threads (issue 6): an access
+   * racing with this very issue is seen by one of the two. Both under mu, so o cannot be
+   * completed and recycled by another thread in between. */
+  for (int i = 0; i < nadded; i++)
+    hrace__filter_add(added[i]->lo, added[i]->hi, HRACE_TRACK_BUFFER, added[i]);
+  for (unsigned j = 0; j < o->nspan; j++)
+    hrace__history_check(o->span[j].r, o->span[j].n, span_aid(o, &o->span[j]),
+                         hrace__thread_view(), hrace__history_report, o->w);
+  pthread_mutex_unlock(&mu);
+  if (c->req && *c->req != MPI_REQUEST_NULL) hrace__request_watch(*c->req, on_request_done, o);
+}
+
+/* Caller holds mu. Local completion of o: its spans leave their regions (an emptied region is
+ * untracked, into `gone` for the caller to remove from the filter outside mu), its
+ * descriptors in window shadows get their epoch. */
+static void finish(hrace_inflight_t *o, region_t **gone) {
+  hrace_clk_t now = hrace__thread_epoch();
+  uint32_t e = hrace__thread_exporter();
+  for (unsigned j = 0; j < o->nspan; j++) {
+    span_t *s = &o->span[j];
+    if (s->aid) {
+      hrace_access_t *a = hrace__access_get(s->aid);
+      a->exporter = e;
+      hrace__access_complete(a, now);
+    }
+    region_t *g = s->reg;
+    if (s->rprev) s->rprev->rnext = s->rnext;
+    else g->spans = s->rnext;
+    if (s->rnext) s->rnext->rprev = s->rprev;
+    g->nwriters -= s->writes != 0;
+    if (!g->spans) {
+      g->live = 0;
+      if (g->prev) g->prev->next = g->next;
+      else regions = g->next;
+      if (g->next) g->next->prev = g->prev;
+      g->prev = NULL;
+      g->next = *gone;
+      *gone = g;
+    }
+    free(s->r);
+  }
+  o->live = 0;
+  o->nspan = 0;
+  if (o->prev) o->prev->next = o->next;
+  else live = o->next;
+  if (o->next) o->next->prev = o->prev;
+  o->prev = NULL;
+  o->next = freelist;
+  freelist = o;
+}
+
+/* Untrack emptied regions, then recycle them (a reader holding an old filter array may still
+ * reach one: it finds it dead, or alive for another buffer and checks that one exactly). */
+static void untrack(region_t *gone) {
+  for (region_t *g = gone; g; g = g->next) hrace__filter_remove(g);
+  if (!gone) return;
+  pthread_mutex_lock(&mu);
+  while (gone) {
+    region_t *g = gone;
+    gone = g->next;
+    g->next = free_regions;
+    free_regions = g;
+  }
+  pthread_mutex_unlock(&mu);
+}
+
+void hrace__buffers_complete(hrace_win_t *w, int target) {
+  region_t *gone = NULL;
+  pthread_mutex_lock(&mu);
+  for (hrace_inflight_t *o = live, *nx; o; o = nx) {
+    nx = o->next;
+    if (o->w == w && (target < 0 || o->target == target)) finish(o, &gone);
+  }
+  pthread_mutex_unlock(&mu);
+  untrack(gone);
+}
+
+void hrace__buffers_window_gone(hrace_win_t *w) { hrace__buffers_complete(w, -1); }
+
+/* MPI_Wait / MPI_Test completed a request-based operation's request: local completion only
+ * (MPI-3.1 Sec. 11.3.5); the target side stays in flight until a flush, unlock, ... The watch
+ * may fire after a flush completed the operation already: the request then matches no live
+ * operation (handles are not reused before MPI returns them completed). */
+static void on_request_done(void *arg, MPI_Request req, const MPI_Status *status) {
+  (void)status;
+  hrace_inflight_t *o = arg;
+  region_t *gone = NULL;
+  pthread_mutex_lock(&mu);
+  if (o->live && o->req == req) finish(o, &gone);
+  pthread_mutex_unlock(&mu);
+  untrack(gone);
+}

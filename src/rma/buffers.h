@@ -1,14 +1,32 @@
 /* In-flight RMA buffers at the origin (DESIGN "An RMA operation is an interval"): from issue to
- * local completion an operation reads its origin buffer (put, accumulate) or writes it (get,
- * result buffers). While in flight the buffer is a tracked range (filter.h, kind
- * HRACE_TRACK_BUFFER), so loads and stores by any thread of the origin, and other operations
- * using the same memory, are checked against it. */
+ * local completion an operation reads its origin buffer (put, accumulate, the compare buffer)
+ * or writes it (get, result buffers). While in flight the buffer is a tracked range (filter.h,
+ * kind HRACE_TRACK_BUFFER), so loads and stores by any thread of the origin are checked against
+ * it; the next operation to use the same memory is checked at its issue.
+ *
+ * The owner of every HRACE_TRACK_BUFFER range starts with an int tag: HRACE_BUF_OP for an
+ * operation's buffer (here), HRACE_BUF_PEER for another process's segment of a shared-memory
+ * window as mapped in this process (shared.h), whose loads and stores are forwarded to it. */
 #ifndef HRACE_RMA_BUFFERS_H
 #define HRACE_RMA_BUFFERS_H
 #include <stdint.h>
+
+enum { HRACE_BUF_OP = 0x4f50, HRACE_BUF_PEER = 0x5045 };
 
 /* Called from the access slow path for [addr, addr+len) inside a tracked buffer range whose
  * owner is `owner` (flags: HRACE_ACC_*, op: hrace_op label, pc: the access's return address). */
 void hrace__buffer_access(void *owner, uintptr_t addr, uintptr_t len, uint16_t flags, uint16_t op,
                           uint32_t atomic_class, uintptr_t pc);
+
+struct hrace_win;
+struct hrace_rma_call;
+struct hrace_srcloc;
+/* An operation was issued: check its buffers against the operations still in flight, record
+ * the bytes that lie in this process's own windows in their shadow, track the rest, and watch
+ * its request (request-based operations). */
+void hrace__buffers_issue(const struct hrace_rma_call *c, const struct hrace_srcloc *site);
+/* Local completion of the caller's operations on w to `target` (group rank; -1: all). */
+void hrace__buffers_complete(struct hrace_win *w, int target);
+/* The window is being freed: whatever is still in flight is forgotten. */
+void hrace__buffers_window_gone(struct hrace_win *w);
 #endif

@@ -1,50 +1,40 @@
-/* RMA synchronisation: passive target (lock / unlock, lock_all / unlock_all, flush) and
- * fence. Edges (DESIGN "RMA synchronisation", seed 001 Table III, seed 003):
+/* RMA synchronisation: passive target (lock / unlock, lock_all / unlock_all, flush*) and fence.
+ * Edges (DESIGN "RMA synchronisation", seed 001 Table III, seed 003 R2):
  *
  *   call                 clock action                               completion
  *   lock(type, t)        token from t's progress thread; join the   -
  *                        clock released there (excl: all unlocks,
  *                        shared: exclusive unlocks)
- *   unlock(t)            deposit clock at t, then tick              ops to t, acked
- *   lock_all / unlock_all  shared lock / unlock on every target      ops to all, acked
- *   flush(t), flush_all  none (completion is not synchronisation)   ops to t / all, acked
- *   fence                all-to-all over the window group           all ops, acked
+ *   unlock(t)            deposit clock at t, then tick              remote + local, ops to t
+ *   lock_all / unlock_all  shared lock / unlock on every target      remote + local, all ops
+ *   flush(t), flush_all  none (completion is not synchronisation)   remote + local
+ *   flush_local(_all)    none                                       local only (buffers)
+ *   fence                all-to-all over the window group           remote + local, all ops
+ *   fence(NOPRECEDE)     publish only: the new epoch's operations   (nothing may be pending)
+ *                        follow every member's fence, the caller
+ *                        does not (MPI-3.1 Sec. 11.5.1)
+ *   Win_sync             none: it orders memory views, not processes (Sec. 11.7)
  *
  * hrace takes the token before MPI's lock and returns it after MPI's unlock, so the order in
- * which it grants exclusive epochs is the order MPI runs them in. */
+ * which it grants exclusive epochs is the order MPI runs them in. Misuse is diagnosed before
+ * the real call, which may answer it with an error or abort the job. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "core/runtime.h"
 #include "mpi/sync.h"
 #include "mpi/wrap.h"
 #include "report/report.h"
+#include "rma/buffers.h"
 #include "rma/protocol.h"
 #include "rma/rma.h"
 
-static hrace_msg_t msg(const hrace_win_t *w, uint32_t type) {
-  return (hrace_msg_t){ .type = type, .win = w->id, .origin = hrace__proc.rank,
-                        .thread = hrace__thread()->tid, .reply_tag = hrace__thread()->reply_tag,
-                        .complete = hrace__thread_epoch() };
-}
-
-void hrace__rma_complete(hrace_win_t *w, int target) {
-  int lo = target < 0 ? 0 : target, hi = target < 0 ? w->gsize : target + 1;
-  hrace_msg_t h = msg(w, HRACE_MSG_COMPLETE);
-  for (int t = lo; t < hi; t++)
-    if (w->dirty[t]) hrace__ctl_send(hrace__win_world(w, t), &h, NULL, NULL, NULL, NULL);
-  for (int t = lo; t < hi; t++)
-    if (w->dirty[t]) {
-      hrace__ctl_wait_reply(hrace__win_world(w, t), HRACE_MSG_ACK, NULL);
-      w->dirty[t] = 0;
-    }
-}
-
 /* Take the token of `type` at each target in [lo, hi) and join what it releases. */
 static void acquire(hrace_win_t *w, int lo, int hi, uint32_t type) {
-  hrace_msg_t h = msg(w, HRACE_MSG_LOCK);
+  hrace_msg_t h = hrace__rma_msg(w, HRACE_MSG_LOCK);
   h.lock_type = type;
   hrace_vc_t got;
-  hrace__vc_init(&got, hrace__proc.vc.n);
+  hrace__vc_init(&got, hrace__clock_len());
   for (int t = lo; t < hi; t++) {
     hrace__ctl_send(hrace__win_world(w, t), &h, NULL, NULL, NULL, NULL);
     hrace__ctl_wait_reply(hrace__win_world(w, t), HRACE_MSG_GRANT, &got);
@@ -55,45 +45,54 @@ static void acquire(hrace_win_t *w, int lo, int hi, uint32_t type) {
 
 /* Return the tokens at [lo, hi), completing our operations there; then tick. */
 static void release(hrace_win_t *w, int lo, int hi, const char *why) {
+  const hrace_vc_t *clock = hrace__signal_clock();
+  pthread_mutex_lock(&w->omu);
   for (int t = lo; t < hi; t++) {
-    hrace_msg_t h = msg(w, HRACE_MSG_UNLOCK);
+    hrace_msg_t h = hrace__rma_msg(w, HRACE_MSG_UNLOCK);
     h.lock_type = w->lock[t];
-    hrace__ctl_send(hrace__win_world(w, t), &h, NULL, hrace__signal_clock(), NULL, NULL);
+    hrace__ctl_send(hrace__win_world(w, t), &h, NULL, clock, NULL, NULL);
   }
   for (int t = lo; t < hi; t++) {
     hrace__ctl_wait_reply(hrace__win_world(w, t), HRACE_MSG_ACK, NULL);
     w->lock[t] = HRACE_LOCK_NONE;
     w->dirty[t] = 0;
   }
+  pthread_mutex_unlock(&w->omu);
+  hrace__buffers_complete(w, lo + 1 == hi ? lo : -1);
   hrace__signal_done(why);
 }
+
+static int valid_target(const hrace_win_t *w, int target) { return target >= 0 && target < w->gsize; }
 
 HRACE_EXPORT int MPI_Win_lock(int type, int target, int assert, MPI_Win win) {
   HRACE_ENTER();
   hrace_win_t *w = HRACE_ACTIVE() ? hrace__win_of(win) : NULL;
-  int ok = w && target >= 0 && target < w->gsize && !w->lock[target] && !w->lock_all &&
-           (type == MPI_LOCK_EXCLUSIVE || type == MPI_LOCK_SHARED);
-  if (w && target >= 0 && target < w->gsize && (w->lock[target] || w->lock_all))
+  int ok = w && valid_target(w, target) && (type == MPI_LOCK_EXCLUSIVE || type == MPI_LOCK_SHARED);
+  if (ok && (w->lock[target] || w->lock_all)) {
     hrace__report_misuse(HRACE_RET_ADDR(), "MPI_Win_lock on rank %d of window %s, which this "
                          "process has locked already", target, w->name);
+    ok = 0;
+  }
   uint32_t t = type == MPI_LOCK_EXCLUSIVE ? HRACE_LOCK_EXCL : HRACE_LOCK_SHARED;
   if (ok) acquire(w, target, target + 1, t);
   int rc = PMPI_Win_lock(type, target, assert, win);
-  if (ok && rc == MPI_SUCCESS) w->lock[target] = (uint8_t)t;
-  else if (ok) { w->lock[target] = (uint8_t)t; release(w, target, target + 1, "failed MPI_Win_lock"); }
+  if (ok) {
+    w->lock[target] = (uint8_t)t;
+    if (rc != MPI_SUCCESS) release(w, target, target + 1, "failed MPI_Win_lock");
+  }
   HRACE_LEAVE();
   return rc;
 }
 
 HRACE_EXPORT int MPI_Win_unlock(int target, MPI_Win win) {
   HRACE_ENTER();
+  hrace_win_t *w = HRACE_ACTIVE() ? hrace__win_of(win) : NULL;
+  int held = w && valid_target(w, target) && w->lock[target] && !w->lock_all;
+  if (w && valid_target(w, target) && !held)
+    hrace__report_misuse(HRACE_RET_ADDR(), "MPI_Win_unlock of rank %d on window %s without a "
+                         "matching MPI_Win_lock", target, w->name);
   int rc = PMPI_Win_unlock(target, win);
-  hrace_win_t *w = HRACE_ACTIVE() && rc == MPI_SUCCESS ? hrace__win_of(win) : NULL;
-  if (w && target >= 0 && target < w->gsize) {
-    if (w->lock[target]) release(w, target, target + 1, "MPI_Win_unlock");
-    else hrace__report_misuse(HRACE_RET_ADDR(), "MPI_Win_unlock of rank %d on window %s without "
-                              "a matching MPI_Win_lock", target, w->name);
-  }
+  if (held && rc == MPI_SUCCESS) release(w, target, target + 1, "MPI_Win_unlock");
   HRACE_LEAVE();
   return rc;
 }
@@ -101,9 +100,14 @@ HRACE_EXPORT int MPI_Win_unlock(int target, MPI_Win win) {
 HRACE_EXPORT int MPI_Win_lock_all(int assert, MPI_Win win) {
   HRACE_ENTER();
   hrace_win_t *w = HRACE_ACTIVE() ? hrace__win_of(win) : NULL;
-  if (w && w->lock_all) {
-    hrace__report_misuse(HRACE_RET_ADDR(), "MPI_Win_lock_all on window %s inside a lock_all epoch", w->name);
-    w = NULL;
+  if (w) {
+    int locked = w->lock_all;
+    for (int t = 0; t < w->gsize && !locked; t++) locked = w->lock[t] != HRACE_LOCK_NONE;
+    if (locked) {
+      hrace__report_misuse(HRACE_RET_ADDR(), "MPI_Win_lock_all on window %s while this process "
+                           "holds a lock on it", w->name);
+      w = NULL;
+    }
   }
   if (w) acquire(w, 0, w->gsize, HRACE_LOCK_SHARED);
   int rc = PMPI_Win_lock_all(assert, win);
@@ -118,43 +122,110 @@ HRACE_EXPORT int MPI_Win_lock_all(int assert, MPI_Win win) {
 
 HRACE_EXPORT int MPI_Win_unlock_all(MPI_Win win) {
   HRACE_ENTER();
+  hrace_win_t *w = HRACE_ACTIVE() ? hrace__win_of(win) : NULL;
+  if (w && !w->lock_all) {
+    hrace__report_misuse(HRACE_RET_ADDR(), "MPI_Win_unlock_all on window %s without MPI_Win_lock_all", w->name);
+    w = NULL;
+  }
   int rc = PMPI_Win_unlock_all(win);
-  hrace_win_t *w = HRACE_ACTIVE() && rc == MPI_SUCCESS ? hrace__win_of(win) : NULL;
-  if (w && w->lock_all) {
+  if (w && rc == MPI_SUCCESS) {
     release(w, 0, w->gsize, "MPI_Win_unlock_all");
     w->lock_all = 0;
-  } else if (w) {
-    hrace__report_misuse(HRACE_RET_ADDR(), "MPI_Win_unlock_all on window %s without MPI_Win_lock_all", w->name);
   }
   HRACE_LEAVE();
   return rc;
 }
 
+/* Flushes are valid only inside a passive-target epoch (MPI-3.1 Sec. 11.5.4). */
+static hrace_win_t *flush_window(MPI_Win win, int target, const char *what, uintptr_t pc) {
+  hrace_win_t *w = hrace__win_of(win);
+  if (!w) return NULL;
+  if (target >= 0 && !valid_target(w, target)) return NULL;
+  int passive = w->lock_all || (target >= 0 && w->lock[target]);
+  for (int t = 0; t < w->gsize && target < 0 && !passive; t++) passive = w->lock[t] != 0;
+  if (!passive) {
+    if (target >= 0)
+      hrace__report_misuse(pc, "%s(%d) on window %s outside a passive-target epoch on that rank "
+                           "(no MPI_Win_lock / MPI_Win_lock_all)", what, target, w->name);
+    else
+      hrace__report_misuse(pc, "%s on window %s outside a passive-target epoch (no MPI_Win_lock "
+                           "/ MPI_Win_lock_all)", what, w->name);
+  }
+  return w;
+}
+
 HRACE_EXPORT int MPI_Win_flush(int target, MPI_Win win) {
   HRACE_ENTER();
+  hrace_win_t *w = HRACE_ACTIVE() ? flush_window(win, target, "MPI_Win_flush", HRACE_RET_ADDR()) : NULL;
   int rc = PMPI_Win_flush(target, win);
-  hrace_win_t *w = HRACE_ACTIVE() && rc == MPI_SUCCESS ? hrace__win_of(win) : NULL;
-  if (w && target >= 0 && target < w->gsize) hrace__rma_complete(w, target);
+  if (w && rc == MPI_SUCCESS) hrace__rma_complete(w, target);
   HRACE_LEAVE();
   return rc;
 }
 
 HRACE_EXPORT int MPI_Win_flush_all(MPI_Win win) {
   HRACE_ENTER();
+  hrace_win_t *w = HRACE_ACTIVE() ? flush_window(win, -1, "MPI_Win_flush_all", HRACE_RET_ADDR()) : NULL;
   int rc = PMPI_Win_flush_all(win);
-  hrace_win_t *w = HRACE_ACTIVE() && rc == MPI_SUCCESS ? hrace__win_of(win) : NULL;
-  if (w) hrace__rma_complete(w, -1);
+  if (w && rc == MPI_SUCCESS) hrace__rma_complete(w, -1);
   HRACE_LEAVE();
   return rc;
 }
 
+HRACE_EXPORT int MPI_Win_flush_local(int target, MPI_Win win) {
+  HRACE_ENTER();
+  hrace_win_t *w = HRACE_ACTIVE() ? flush_window(win, target, "MPI_Win_flush_local", HRACE_RET_ADDR()) : NULL;
+  int rc = PMPI_Win_flush_local(target, win);
+  if (w && rc == MPI_SUCCESS) hrace__rma_complete_local(w, target);
+  HRACE_LEAVE();
+  return rc;
+}
+
+HRACE_EXPORT int MPI_Win_flush_local_all(MPI_Win win) {
+  HRACE_ENTER();
+  hrace_win_t *w = HRACE_ACTIVE() ? flush_window(win, -1, "MPI_Win_flush_local_all", HRACE_RET_ADDR()) : NULL;
+  int rc = PMPI_Win_flush_local_all(win);
+  if (w && rc == MPI_SUCCESS) hrace__rma_complete_local(w, -1);
+  HRACE_LEAVE();
+  return rc;
+}
+
+/* A NOPRECEDE fence: every member publishes its clock (the all-reduce of hrace__sync_all),
+ * but nobody joins it; the epoch's operations carry the join instead. */
+static void fence_publish(hrace_win_t *w) {
+  const hrace_vc_t *mine = hrace__signal_clock();
+  hrace_vc_t all;
+  hrace__vc_init(&all, mine->n);
+  hrace__vc_copy(&all, mine);
+  PMPI_Allreduce(MPI_IN_PLACE, all.c, (int)all.n, MPI_UINT32_T, MPI_MAX, w->shadow);
+  pthread_mutex_lock(&w->omu);
+  hrace__vc_copy(&w->fence_vc, &all);
+  w->fence_view = 1;
+  pthread_mutex_unlock(&w->omu);
+  hrace__vc_free(&all);
+  hrace__signal_done("MPI_Win_fence(MPI_MODE_NOPRECEDE)");
+}
+
 HRACE_EXPORT int MPI_Win_fence(int assert, MPI_Win win) {
   HRACE_ENTER();
+  hrace_win_t *w = HRACE_ACTIVE() ? hrace__win_of(win) : NULL;
+  if (w && (assert & MPI_MODE_NOPRECEDE)) {
+    int pending = 0;
+    for (int t = 0; t < w->gsize; t++) pending |= w->dirty[t];
+    if (pending)
+      hrace__report_misuse(HRACE_RET_ADDR(), "MPI_Win_fence(MPI_MODE_NOPRECEDE) on window %s, "
+                           "but this process issued RMA operations since the previous fence "
+                           "(the assertion says none are to be completed)", w->name);
+  }
   int rc = PMPI_Win_fence(assert, win);
-  hrace_win_t *w = HRACE_ACTIVE() && rc == MPI_SUCCESS ? hrace__win_of(win) : NULL;
-  if (w) {
+  if (w && rc == MPI_SUCCESS) {
     hrace__rma_complete(w, -1);
-    hrace__sync_all(w->shadow, NULL, 0, "MPI_Win_fence");
+    if (assert & MPI_MODE_NOPRECEDE) {
+      fence_publish(w);
+    } else {
+      hrace__sync_all(w->shadow, NULL, 0, "MPI_Win_fence");
+      w->fence_view = 0;
+    }
     w->fence_epoch = !(assert & MPI_MODE_NOSUCCEED);
   }
   HRACE_LEAVE();

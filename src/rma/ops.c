@@ -1,91 +1,291 @@
-/* RMA operations: the real call, then one record to the target (see rma.h). */
+/* RMA operations: misuse checks, the real call, then one record to the target and the origin
+ * buffers in flight (see rma.h). Each wrapper only says what its call accesses:
+ *
+ *   call                  at the target                       origin-side buffers
+ *   Put / Rput            write                               origin: read
+ *   Get / Rget            read                                origin: written
+ *   Accumulate / Racc     atomic read-modify-write            origin: read
+ *                         (MPI_REPLACE: atomic write)
+ *   Get_accumulate /      atomic read-modify-write            origin: read (not for NO_OP),
+ *   Rget_accumulate       (MPI_NO_OP: atomic read,            result: written
+ *                          MPI_REPLACE: atomic write)
+ *   Fetch_and_op          as Get_accumulate, one element      origin (not NO_OP), result
+ *   Compare_and_swap      atomic read-modify-write            origin, compare: read; result
+ *
+ * "Atomic" is per element of the target datatype's predefined type (MPI-3.1 Sec. 11.7.1):
+ * accumulate-family accesses with the same predefined type don't race each other. */
 #include "rma/rma.h"
 
 #include <stdlib.h>
+#include <string.h>
+#include "core/race.h"
 #include "core/runtime.h"
 #include "mpi/wrap.h"
 #include "report/report.h"
 #include "report/symbolize.h"
+#include "rma/buffers.h"
 #include "rma/protocol.h"
 #include "rma/type.h"
 
-static int in_epoch(const hrace_win_t *w, int target) {
-  return w->fence_epoch || w->lock_all || w->lock[target] != HRACE_LOCK_NONE;
+int hrace__rma_in_epoch(const hrace_win_t *w, int target) {
+  return w->fence_epoch || w->lock_all || w->lock[target] != HRACE_LOCK_NONE ||
+         (w->started && w->start_group[target]);
+}
+
+hrace_msg_t hrace__rma_msg(const hrace_win_t *w, uint32_t type) {
+  return (hrace_msg_t){ .type = type, .win = w->id, .origin = hrace__proc.rank,
+                        .thread = hrace__thread()->tid, .reply_tag = hrace__thread()->reply_tag,
+                        .exporter = hrace__thread_exporter(), .complete = hrace__thread_epoch() };
 }
 
 uint32_t hrace__rma_atomic_class(MPI_Datatype dt) {
   /* The class must be equal at every origin: handles are addresses in Open MPI and differ
-   * between processes, names of predefined types don't. Hash the name (FNV-1a). For a
-   * derived target datatype, the accumulate's unit is its predefined element type; resolving
-   * that is part of issue 3, until then the derived type's own name stands for it. */
-  char name[MPI_MAX_OBJECT_NAME];
-  int len = 0;
-  if (PMPI_Type_get_name(dt, name, &len) != MPI_SUCCESS) len = 0;
+   * between processes, names of predefined types don't. Hash the element type's name
+   * (FNV-1a). */
+  char name[MPI_MAX_OBJECT_NAME + 1];
+  if (hrace__type_element_name(dt, name)) name[0] = 0;
   uint32_t h = 2166136261u;
-  for (int i = 0; i < len; i++) h = (h ^ (unsigned char)name[i]) * 16777619u;
+  for (const char *p = name; *p; p++) h = (h ^ (unsigned char)*p) * 16777619u;
   return h ? h : 1;
 }
 
-void hrace__rma_issue(hrace_win_t *w, unsigned op, uint16_t flags, uint32_t atomic_class,
-                      int target, MPI_Aint disp, int count, MPI_Datatype dt, uintptr_t pc) {
-  if (target == MPI_PROC_NULL) return;
-  if (target < 0 || target >= w->gsize) {
-    hrace__report_misuse(pc, "%s to rank %d, which is not in the group of window %s (size %d)",
-                         hrace__op_name(op), target, w->name, w->gsize);
-    return;
+/* Drop the bytes of c's target ranges outside [0, size) after base; returns whether any were. */
+static int clip(hrace_rma_call_t *c, uint64_t base, uint64_t size, uint64_t *lo, uint64_t *hi) {
+  uint32_t k = 0;
+  int out = 0;
+  for (uint32_t i = 0; i < c->nranges; i++) {
+    uint64_t off = base + c->ranges[2 * i], len = c->ranges[2 * i + 1];
+    if (off <= size && len <= size - off) {
+      c->ranges[2 * k] = c->ranges[2 * i];
+      c->ranges[2 * k + 1] = len;
+      k++;
+      continue;
+    }
+    if (!out++) *lo = off, *hi = off + len;
+    if (off < size) {
+      c->ranges[2 * k] = c->ranges[2 * i];
+      c->ranges[2 * k + 1] = size - off;
+      k++;
+    }
   }
-  if (!in_epoch(w, target))
-    hrace__report_misuse(pc, "%s to rank %d outside an access epoch on window %s (no lock, "
-                         "lock_all or fence opened one)", hrace__op_name(op), target, w->name);
-  uint64_t *ranges;
-  uint32_t n;
-  if (hrace__type_ranges(dt, count, &ranges, &n) != MPI_SUCCESS) return;
-  hrace_srcloc_t loc;
-  hrace__symbolize(pc, &loc);
-  hrace_msg_t h = {
-    .type = HRACE_MSG_OP, .win = w->id, .origin = hrace__proc.rank, .thread = hrace__thread()->tid,
-    .op = (uint16_t)op, .flags = flags | HRACE_ACC_REMOTE, .atomic_class = atomic_class,
-    .nranges = n, .line = loc.line, .disp = (uint64_t)disp,
-  };
-  /* The record carries the issue clock: a target access ordered before it is not a race. */
-  hrace__ctl_send(hrace__win_world(w, target), &h, ranges, hrace__signal_clock(), loc.func, loc.file);
-  w->dirty[target] = 1;
-  free(ranges);
+  c->nranges = k;
+  return out;
 }
 
-#define ISSUE(w, op, flags, cls, target, disp, count, dt)                                  \
-  do {                                                                                     \
-    if (HRACE_ACTIVE() && rc == MPI_SUCCESS) {                                             \
-      hrace_win_t *w_ = hrace__win_of(w);                                                  \
-      if (w_) hrace__rma_issue(w_, op, flags, cls, target, disp, count, dt, HRACE_RET_ADDR()); \
-    }                                                                                      \
-  } while (0)
+void hrace__rma_begin(MPI_Win win, hrace_rma_call_t *c, uintptr_t pc) {
+  c->w = NULL;
+  c->ranges = NULL;
+  c->nranges = 0;
+  c->pc = pc;
+  hrace_win_t *w = hrace__win_of(win);
+  if (!w || c->target == MPI_PROC_NULL) return;
+  const char *what = hrace__op_name(c->op);
+  if (c->target < 0 || c->target >= w->gsize) {
+    hrace__report_misuse(pc, "%s to rank %d, which is not in the group of window %s (size %d)",
+                         what, c->target, w->name, w->gsize);
+    return;
+  }
+  pthread_mutex_lock(&w->omu);
+  int ok = hrace__rma_in_epoch(w, c->target);
+  int started = w->started;
+  pthread_mutex_unlock(&w->omu);
+  if (!ok)
+    hrace__report_misuse(pc, "%s to rank %d outside an access epoch on window %s (no fence, "
+                         "lock, lock_all or %s opened one)", what, c->target, w->name,
+                         started ? "MPI_Win_start naming that rank" : "MPI_Win_start");
+  if (hrace__type_ranges(c->tdt, c->tcount, &c->ranges, &c->nranges) != MPI_SUCCESS) return;
+  uint64_t lo = 0, hi = 0;
+  if (w->kind != HRACE_WIN_DYNAMIC) {
+    uint64_t du = (uint64_t)w->disp_units[c->target], size = w->sizes[c->target];
+    if (clip(c, (uint64_t)c->disp * du, size, &lo, &hi))
+      hrace__report_misuse(pc, "%s to rank %d accesses bytes [%llu,%llu) of window %s, which "
+                           "has %llu bytes there", what, c->target, (unsigned long long)lo,
+                           (unsigned long long)hi, w->name, (unsigned long long)size);
+  }
+  c->w = w;
+}
+
+void hrace__rma_end(hrace_rma_call_t *c, int rc) {
+  hrace_win_t *w = c->w;
+  if (w && rc == MPI_SUCCESS) {
+    hrace_srcloc_t loc;
+    hrace__symbolize(c->pc, &loc);
+    const hrace_srcloc_t *site = hrace__site_intern(loc.func, loc.file, loc.line);
+    uint16_t flags = c->tflags | HRACE_ACC_REMOTE;
+    uint32_t cls = 0;
+    if (c->atomic) {
+      flags |= HRACE_ACC_ATOMIC;
+      cls = hrace__rma_atomic_class(c->tdt);
+    }
+    hrace_msg_t h = {
+      .type = HRACE_MSG_OP, .win = w->id, .origin = hrace__proc.rank,
+      .thread = hrace__thread()->tid, .exporter = hrace__thread_exporter(),
+      .op = (uint16_t)c->op, .flags = flags,
+      .atomic_class = cls, .nranges = c->nranges, .line = loc.line, .disp = (uint64_t)c->disp,
+    };
+    int to = hrace__win_world(w, c->target);
+    pthread_mutex_lock(&w->omu);
+    /* The record carries the issue clock: a target access ordered before it is not a race.
+     * In a PSCW or NOPRECEDE-fence epoch the target access also follows the target's post or
+     * fence, which the issuing process itself is not ordered after (window.h). */
+    const hrace_vc_t *view = hrace__thread_view();
+    hrace_vc_t joined = { 0 };
+    int by_start = w->started && w->start_group[c->target];
+    if (by_start || w->fence_view) {
+      hrace__vc_init(&joined, view->n);
+      hrace__vc_copy(&joined, view);
+      if (by_start) hrace__vc_join(&joined, &w->post_vcs[c->target]);   /* stable in the epoch */
+      if (w->fence_view) hrace__vc_join(&joined, &w->fence_vc);
+      view = &joined;
+    }
+    if (c->nranges && to != hrace__proc.rank) {
+      hrace__ctl_send(to, &h, c->ranges, view, loc.func, loc.file);
+    } else if (c->nranges) {
+      /* At ourselves the record is applied here and now, seen with this thread's own clock
+       * (local part included): a message's clock could not tell this thread's accesses just
+       * before the issue from those just after it, none of which it has published. */
+      hrace__win_lock();
+      hrace__rma_apply(w, &h, c->ranges, by_start || w->fence_view ? view : hrace__thread_view(),
+                       loc.func, loc.file);
+      hrace__win_unlock();
+    }
+    w->dirty[c->target] = 1;
+    pthread_mutex_unlock(&w->omu);
+    hrace__vc_free(&joined);
+    hrace__buffers_issue(c, site);
+  }
+  free(c->ranges);
+  c->ranges = NULL;
+}
+
+void hrace__rma_complete(hrace_win_t *w, int target) {
+  int lo = target < 0 ? 0 : target, hi = target < 0 ? w->gsize : target + 1;
+  pthread_mutex_lock(&w->omu);
+  hrace_msg_t h = hrace__rma_msg(w, HRACE_MSG_COMPLETE);
+  for (int t = lo; t < hi; t++)
+    if (w->dirty[t]) hrace__ctl_send(hrace__win_world(w, t), &h, NULL, NULL, NULL, NULL);
+  for (int t = lo; t < hi; t++)
+    if (w->dirty[t]) {
+      hrace__ctl_wait_reply(hrace__win_world(w, t), HRACE_MSG_ACK, NULL);
+      w->dirty[t] = 0;
+    }
+  pthread_mutex_unlock(&w->omu);
+  hrace__buffers_complete(w, target);
+}
+
+void hrace__rma_complete_local(hrace_win_t *w, int target) { hrace__buffers_complete(w, target); }
+
+/* ---- the wrappers ---------------------------------------------------------------------- */
+
+#define BUF(a, c, d, wr) ((hrace_rma_buf_t){ (a), (c), (d), (wr) })
+
+/* Run the real call between _begin and _end. */
+#define CALL(win, call, pmpi)                                         \
+  HRACE_ENTER();                                                      \
+  int on_ = HRACE_ACTIVE();                                           \
+  if (on_) hrace__rma_begin(win, &call, HRACE_RET_ADDR());            \
+  int rc = pmpi;                                                      \
+  if (on_) hrace__rma_end(&call, rc);                                 \
+  HRACE_LEAVE();                                                      \
+  return rc
+
+/* Target access of an accumulate-family operation with op `mop`. */
+static uint16_t acc_flags(MPI_Op mop) {
+  if (mop == MPI_NO_OP) return HRACE_ACC_READ;
+  if (mop == MPI_REPLACE) return HRACE_ACC_WRITE;
+  return HRACE_ACC_READ | HRACE_ACC_WRITE;
+}
 
 HRACE_EXPORT int MPI_Put(const void *oaddr, int ocount, MPI_Datatype odt, int target,
                          MPI_Aint disp, int tcount, MPI_Datatype tdt, MPI_Win win) {
-  HRACE_ENTER();
-  int rc = PMPI_Put(oaddr, ocount, odt, target, disp, tcount, tdt, win);
-  ISSUE(win, HRACE_OP_PUT, HRACE_ACC_WRITE, 0, target, disp, tcount, tdt);
-  HRACE_LEAVE();
-  return rc;
+  hrace_rma_call_t c = { .op = HRACE_OP_PUT, .tflags = HRACE_ACC_WRITE, .target = target,
+                         .disp = disp, .tcount = tcount, .tdt = tdt, .nbuf = 1,
+                         .buf = { BUF(oaddr, ocount, odt, 0) } };
+  CALL(win, c, PMPI_Put(oaddr, ocount, odt, target, disp, tcount, tdt, win));
 }
 
 HRACE_EXPORT int MPI_Get(void *oaddr, int ocount, MPI_Datatype odt, int target,
                          MPI_Aint disp, int tcount, MPI_Datatype tdt, MPI_Win win) {
-  HRACE_ENTER();
-  int rc = PMPI_Get(oaddr, ocount, odt, target, disp, tcount, tdt, win);
-  ISSUE(win, HRACE_OP_GET, HRACE_ACC_READ, 0, target, disp, tcount, tdt);
-  HRACE_LEAVE();
-  return rc;
+  hrace_rma_call_t c = { .op = HRACE_OP_GET, .tflags = HRACE_ACC_READ, .target = target,
+                         .disp = disp, .tcount = tcount, .tdt = tdt, .nbuf = 1,
+                         .buf = { BUF(oaddr, ocount, odt, 1) } };
+  CALL(win, c, PMPI_Get(oaddr, ocount, odt, target, disp, tcount, tdt, win));
 }
 
 HRACE_EXPORT int MPI_Accumulate(const void *oaddr, int ocount, MPI_Datatype odt, int target,
                                 MPI_Aint disp, int tcount, MPI_Datatype tdt, MPI_Op mop,
                                 MPI_Win win) {
-  HRACE_ENTER();
-  int rc = PMPI_Accumulate(oaddr, ocount, odt, target, disp, tcount, tdt, mop, win);
-  ISSUE(win, HRACE_OP_ACC, HRACE_ACC_READ | HRACE_ACC_WRITE | HRACE_ACC_ATOMIC,
-        hrace__rma_atomic_class(tdt), target, disp, tcount, tdt);
-  HRACE_LEAVE();
-  return rc;
+  hrace_rma_call_t c = { .op = HRACE_OP_ACC, .tflags = acc_flags(mop), .atomic = 1,
+                         .target = target, .disp = disp, .tcount = tcount, .tdt = tdt,
+                         .nbuf = 1, .buf = { BUF(oaddr, ocount, odt, 0) } };
+  CALL(win, c, PMPI_Accumulate(oaddr, ocount, odt, target, disp, tcount, tdt, mop, win));
+}
+
+HRACE_EXPORT int MPI_Get_accumulate(const void *oaddr, int ocount, MPI_Datatype odt,
+                                    void *raddr, int rcount, MPI_Datatype rdt, int target,
+                                    MPI_Aint disp, int tcount, MPI_Datatype tdt, MPI_Op mop,
+                                    MPI_Win win) {
+  hrace_rma_call_t c = { .op = HRACE_OP_GET_ACC, .tflags = acc_flags(mop), .atomic = 1,
+                         .target = target, .disp = disp, .tcount = tcount, .tdt = tdt,
+                         .nbuf = 2, .buf = { BUF(raddr, rcount, rdt, 1),
+                                             BUF(oaddr, mop == MPI_NO_OP ? 0 : ocount, odt, 0) } };
+  CALL(win, c, PMPI_Get_accumulate(oaddr, ocount, odt, raddr, rcount, rdt, target, disp, tcount,
+                                   tdt, mop, win));
+}
+
+HRACE_EXPORT int MPI_Fetch_and_op(const void *oaddr, void *raddr, MPI_Datatype dt, int target,
+                                  MPI_Aint disp, MPI_Op mop, MPI_Win win) {
+  hrace_rma_call_t c = { .op = HRACE_OP_FOP, .tflags = acc_flags(mop), .atomic = 1,
+                         .target = target, .disp = disp, .tcount = 1, .tdt = dt, .nbuf = 2,
+                         .buf = { BUF(raddr, 1, dt, 1), BUF(oaddr, mop == MPI_NO_OP ? 0 : 1, dt, 0) } };
+  CALL(win, c, PMPI_Fetch_and_op(oaddr, raddr, dt, target, disp, mop, win));
+}
+
+HRACE_EXPORT int MPI_Compare_and_swap(const void *oaddr, const void *caddr, void *raddr,
+                                      MPI_Datatype dt, int target, MPI_Aint disp, MPI_Win win) {
+  hrace_rma_call_t c = { .op = HRACE_OP_CAS, .tflags = HRACE_ACC_READ | HRACE_ACC_WRITE,
+                         .atomic = 1, .target = target, .disp = disp, .tcount = 1, .tdt = dt,
+                         .nbuf = 3, .buf = { BUF(raddr, 1, dt, 1), BUF(oaddr, 1, dt, 0),
+                                             BUF(caddr, 1, dt, 0) } };
+  CALL(win, c, PMPI_Compare_and_swap(oaddr, caddr, raddr, dt, target, disp, win));
+}
+
+HRACE_EXPORT int MPI_Rput(const void *oaddr, int ocount, MPI_Datatype odt, int target,
+                          MPI_Aint disp, int tcount, MPI_Datatype tdt, MPI_Win win,
+                          MPI_Request *req) {
+  hrace_rma_call_t c = { .op = HRACE_OP_RPUT, .tflags = HRACE_ACC_WRITE, .target = target,
+                         .disp = disp, .tcount = tcount, .tdt = tdt, .nbuf = 1, .req = req,
+                         .buf = { BUF(oaddr, ocount, odt, 0) } };
+  CALL(win, c, PMPI_Rput(oaddr, ocount, odt, target, disp, tcount, tdt, win, req));
+}
+
+HRACE_EXPORT int MPI_Rget(void *oaddr, int ocount, MPI_Datatype odt, int target,
+                          MPI_Aint disp, int tcount, MPI_Datatype tdt, MPI_Win win,
+                          MPI_Request *req) {
+  hrace_rma_call_t c = { .op = HRACE_OP_RGET, .tflags = HRACE_ACC_READ, .target = target,
+                         .disp = disp, .tcount = tcount, .tdt = tdt, .nbuf = 1, .req = req,
+                         .buf = { BUF(oaddr, ocount, odt, 1) } };
+  CALL(win, c, PMPI_Rget(oaddr, ocount, odt, target, disp, tcount, tdt, win, req));
+}
+
+HRACE_EXPORT int MPI_Raccumulate(const void *oaddr, int ocount, MPI_Datatype odt, int target,
+                                 MPI_Aint disp, int tcount, MPI_Datatype tdt, MPI_Op mop,
+                                 MPI_Win win, MPI_Request *req) {
+  hrace_rma_call_t c = { .op = HRACE_OP_RACC, .tflags = acc_flags(mop), .atomic = 1,
+                         .target = target, .disp = disp, .tcount = tcount, .tdt = tdt,
+                         .nbuf = 1, .req = req, .buf = { BUF(oaddr, ocount, odt, 0) } };
+  CALL(win, c, PMPI_Raccumulate(oaddr, ocount, odt, target, disp, tcount, tdt, mop, win, req));
+}
+
+HRACE_EXPORT int MPI_Rget_accumulate(const void *oaddr, int ocount, MPI_Datatype odt,
+                                     void *raddr, int rcount, MPI_Datatype rdt, int target,
+                                     MPI_Aint disp, int tcount, MPI_Datatype tdt, MPI_Op mop,
+                                     MPI_Win win, MPI_Request *req) {
+  hrace_rma_call_t c = { .op = HRACE_OP_RGET_ACC, .tflags = acc_flags(mop), .atomic = 1,
+                         .target = target, .disp = disp, .tcount = tcount, .tdt = tdt,
+                         .nbuf = 2, .req = req,
+                         .buf = { BUF(raddr, rcount, rdt, 1),
+                                  BUF(oaddr, mop == MPI_NO_OP ? 0 : ocount, odt, 0) } };
+  CALL(win, c, PMPI_Rget_accumulate(oaddr, ocount, odt, raddr, rcount, rdt, target, disp,
+                                    tcount, tdt, mop, win, req));
 }

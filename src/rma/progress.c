@@ -1,10 +1,12 @@
 /* The progress thread and the origin <-> target message protocol (see protocol.h).
  *
  * Each process runs one progress thread that receives requests on hrace's communicator and
- * applies them: operation records into the window shadow, completions, lock tokens. A target
- * that computes, sleeps or polls its window therefore never delays an origin. The thread polls
- * with MPI_Improbe and backs off to sleeping when idle (Open MPI's blocking receive spins and
- * would take a core from the application). */
+ * applies them: operation records into the window shadow, completions, lock tokens, PSCW and
+ * annotation deposits, accesses forwarded from other processes' mappings of a shared window.
+ * A target that computes, sleeps or polls its window therefore never delays an origin. The
+ * thread polls with MPI_Improbe and backs off to sleeping when idle (Open MPI's blocking
+ * receive spins and would take a core from the application). After each message it wakes the
+ * application threads waiting for a deposit (hrace__win_wait). */
 #include <errno.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -17,18 +19,21 @@
 #include "core/runtime.h"
 #include "report/report.h"
 #include "rma/protocol.h"
+#include "rma/rma.h"
+#include "rma/shared.h"
 #include "rma/window.h"
 
 /* ---- message encoding ---------------------------------------------------------------- */
 
 void *hrace__msg_pack(const hrace_msg_t *h, const uint64_t *ranges, const hrace_vc_t *vc,
-                      const char *func, const char *file, int *bytes) {
+                      const char *func, const char *file, const void *blob, int *bytes) {
   hrace_msg_t hh = *h;
   hh.vc_n = vc ? vc->n : 0;
   hh.func_len = func ? (uint32_t)strlen(func) + 1 : 0;
   hh.file_len = file ? (uint32_t)strlen(file) + 1 : 0;
+  if (!blob) hh.blob_len = 0;
   size_t n = sizeof hh + hh.nranges * 2 * sizeof(uint64_t) + hh.vc_n * sizeof(hrace_clk_t) +
-             hh.func_len + hh.file_len;
+             hh.func_len + hh.file_len + hh.blob_len;
   char *buf = malloc(n), *p = buf;
   if (!buf) abort();
   memcpy(p, &hh, sizeof hh), p += sizeof hh;
@@ -36,24 +41,27 @@ void *hrace__msg_pack(const hrace_msg_t *h, const uint64_t *ranges, const hrace_
   if (hh.vc_n) memcpy(p, vc->c, hh.vc_n * sizeof(hrace_clk_t)), p += hh.vc_n * sizeof(hrace_clk_t);
   if (hh.func_len) memcpy(p, func, hh.func_len), p += hh.func_len;
   if (hh.file_len) memcpy(p, file, hh.file_len), p += hh.file_len;
+  if (hh.blob_len) memcpy(p, blob, hh.blob_len), p += hh.blob_len;
   *bytes = (int)n;
   return buf;
 }
 
 int hrace__msg_unpack(void *buf, int bytes, hrace_msg_t **h, uint64_t **ranges, hrace_clk_t **vc,
-                      const char **func, const char **file) {
+                      const char **func, const char **file, const char **blob) {
   if (bytes < (int)sizeof(hrace_msg_t)) return -1;
   char *p = buf;
   hrace_msg_t *hh = buf;
   uint64_t need = sizeof *hh + (uint64_t)hh->nranges * 2 * sizeof(uint64_t) +
-                  (uint64_t)hh->vc_n * sizeof(hrace_clk_t) + hh->func_len + hh->file_len;
+                  (uint64_t)hh->vc_n * sizeof(hrace_clk_t) + hh->func_len + hh->file_len +
+                  hh->blob_len;
   if (need != (uint64_t)bytes) return -1;
   p += sizeof *hh;
   *h = hh;
   *ranges = (uint64_t *)p, p += hh->nranges * 2 * sizeof(uint64_t);
   *vc = (hrace_clk_t *)p, p += hh->vc_n * sizeof(hrace_clk_t);
   *func = hh->func_len ? p : "??", p += hh->func_len;
-  *file = hh->file_len ? p : "??";
+  *file = hh->file_len ? p : "??", p += hh->file_len;
+  *blob = p;
   if (hh->func_len && (*func)[hh->func_len - 1]) return -1;
   if (hh->file_len && (*file)[hh->file_len - 1]) return -1;
   return 0;
@@ -61,14 +69,26 @@ int hrace__msg_unpack(void *buf, int bytes, hrace_msg_t **h, uint64_t **ranges, 
 
 /* ---- origin side ---------------------------------------------------------------------- */
 
-void hrace__ctl_send(int target, const hrace_msg_t *h, const uint64_t *ranges,
-                     const hrace_vc_t *vc, const char *func, const char *file) {
+static void raw_send(int target, const hrace_msg_t *h, const uint64_t *ranges,
+                     const hrace_vc_t *vc, const char *func, const char *file, const void *blob) {
   int n;
-  void *buf = hrace__msg_pack(h, ranges, vc, func, file, &n);
+  void *buf = hrace__msg_pack(h, ranges, vc, func, file, blob, &n);
   /* Blocking send: the target's progress thread always drains its queue, so this returns as
    * soon as the message is buffered (eager) or received, never waiting on the application. */
   PMPI_Send(buf, n, MPI_BYTE, target, HRACE_TAG_CTL, hrace__proc.ctl);
   free(buf);
+}
+
+void hrace__ctl_send_blob(int target, const hrace_msg_t *h, const uint64_t *ranges,
+                          const hrace_vc_t *vc, const char *func, const char *file,
+                          const void *blob) {
+  if (h->type != HRACE_MSG_FWD) hrace__shared_flush_to(target);
+  raw_send(target, h, ranges, vc, func, file, blob);
+}
+
+void hrace__ctl_send(int target, const hrace_msg_t *h, const uint64_t *ranges,
+                     const hrace_vc_t *vc, const char *func, const char *file) {
+  hrace__ctl_send_blob(target, h, ranges, vc, func, file, NULL);
 }
 
 void hrace__ctl_wait_reply(int target, uint32_t type, hrace_vc_t *got) {
@@ -84,22 +104,30 @@ void hrace__ctl_wait_reply(int target, uint32_t type, hrace_vc_t *got) {
   hrace_msg_t *h;
   uint64_t *ranges;
   hrace_clk_t *vc;
-  const char *func, *file;
-  if (hrace__msg_unpack(buf, n, &h, &ranges, &vc, &func, &file) || h->type != type)
+  const char *func, *file, *blob;
+  if (hrace__msg_unpack(buf, n, &h, &ranges, &vc, &func, &file, &blob) || h->type != type)
     hrace__fatal("protocol error: bad reply from rank %d", target);
   if (got) hrace__vc_join_raw(got, vc, h->vc_n);
   free(buf);
 }
 
+void hrace__ctl_ping(int target) {
+  hrace_msg_t h = { .type = HRACE_MSG_PING, .origin = hrace__proc.rank,
+                    .thread = hrace__thread()->tid, .reply_tag = hrace__thread()->reply_tag };
+  raw_send(target, &h, NULL, NULL, NULL, NULL, NULL);
+  hrace__ctl_wait_reply(target, HRACE_MSG_ACK, NULL);
+}
+
 /* ---- target side: handlers run on the progress thread only ---------------------------- */
 
-static void reply(int to, int tag, uint32_t type, const hrace_vc_t *vc) {
+void hrace__ctl_reply(int to, int tag, uint32_t type, const hrace_vc_t *vc) {
   hrace_msg_t h = { .type = type, .origin = hrace__proc.rank };
   int n;
-  void *buf = hrace__msg_pack(&h, NULL, vc, NULL, NULL, &n);
+  void *buf = hrace__msg_pack(&h, NULL, vc, NULL, NULL, NULL, &n);
   PMPI_Send(buf, n, MPI_BYTE, to, tag, hrace__proc.ctl);
   free(buf);
 }
+#define reply hrace__ctl_reply
 
 static void push_pending(hrace_win_t *w, int origin, hrace_aid_t aid) {
   if (w->npending == w->cappending) {
@@ -110,43 +138,67 @@ static void push_pending(hrace_win_t *w, int origin, hrace_aid_t aid) {
   w->pending[w->npending++] = (hrace_pending_t){ origin, aid };
 }
 
-/* Fix the epoch of every operation of `origin` still in flight on w. */
-static void complete_ops(hrace_win_t *w, int origin, hrace_clk_t c) {
+/* Fix the epoch of every operation of h->origin still in flight on w: completed by the thread
+ * whose clock entry is h->exporter, at h->complete. (With one thread issuing and another
+ * completing, a reader may pair the old entry with the new epoch for an instant.) */
+static void complete_ops(hrace_win_t *w, const hrace_msg_t *h) {
   unsigned k = 0;
   for (unsigned i = 0; i < w->npending; i++) {
-    if (w->pending[i].origin == origin)
-      hrace__access_complete(hrace__access_get(w->pending[i].aid), c);
-    else
+    if (w->pending[i].origin == h->origin) {
+      hrace_access_t *a = hrace__access_get(w->pending[i].aid);
+      a->exporter = h->exporter;
+      hrace__access_complete(a, h->complete);
+    } else
       w->pending[k++] = w->pending[i];
   }
   w->npending = k;
 }
 
-static void on_op(hrace_win_t *w, const hrace_msg_t *h, const uint64_t *ranges,
-                  const hrace_clk_t *vc, const char *func, const char *file) {
-  hrace_vc_t view = { .n = h->vc_n, .c = (hrace_clk_t *)vc };
+/* Apply one operation record: its byte ranges, checked and recorded in the shadow of the
+ * segment(s) holding them. The origin has checked the ranges against the window's size
+ * already (and named its own line); a dynamic window's regions are known only here. */
+void hrace__rma_apply(hrace_win_t *w, const hrace_msg_t *h, const uint64_t *ranges,
+                      const hrace_vc_t *view, const char *func, const char *file) {
   hrace_access_t a = {
-    .exporter = (uint32_t)h->origin, .flags = h->flags, .op = h->op,
+    .exporter = h->exporter, .flags = h->flags, .op = h->op,
     .atomic_class = h->atomic_class, .rank = h->origin, .thread = h->thread,
     .loc = hrace__site_intern(func, file, h->line),
   };
-  atomic_init(&a.clk, HRACE_CLK_INF);   /* in flight until COMPLETE / UNLOCK */
+  atomic_init(&a.clk, HRACE_CLK_INF);   /* in flight until COMPLETE / UNLOCK / DONE */
   hrace_aid_t aid = hrace__access_new(&a);
   uint64_t base = h->disp * (uint64_t)w->disp_unit;
+  int outside = 0;
+  uint64_t out_lo = 0, out_hi = 0;
   for (uint32_t i = 0; i < h->nranges; i++) {
-    uint64_t off = base + ranges[2 * i], len = ranges[2 * i + 1];
-    if (off > w->size || len > w->size - off) {
-      hrace__report_misuse(0, "%s from rank %d at %s (%s:%d) accesses bytes [%llu,%llu) of "
-                           "window %s, which has %llu bytes at rank %d",
-                           hrace__op_name(h->op), h->origin, func, file, h->line,
-                           (unsigned long long)off, (unsigned long long)(off + len), w->name,
-                           (unsigned long long)w->size, hrace__proc.rank);
-      if (off >= w->size) continue;
-      len = w->size - off;
+    uint64_t off = base + ranges[2 * i], len = ranges[2 * i + 1], rel;
+    hrace_win_t *s = hrace__win_segment(w, off, len, &rel);
+    if (s) {
+      hrace__shadow_access(&s->cells, rel, len, aid, view, hrace__race_sink, s);
+      continue;
     }
-    hrace__shadow_access(&w->cells, off, len, aid, &view, hrace__race_sink, w);
+    if (!outside++) out_lo = off, out_hi = off + len;
+    if (w->kind != HRACE_WIN_DYNAMIC && off < w->size)
+      hrace__shadow_access(&w->cells, off, w->size - off, aid, view, hrace__race_sink, w);
   }
+  if (outside && w->kind == HRACE_WIN_DYNAMIC)
+    hrace__report_misuse(0, "%s from rank %d at %s (%s:%d) accesses addresses [%#llx,%#llx) of "
+                         "dynamic window %s at rank %d, where no memory is attached",
+                         hrace__op_name(h->op), h->origin, func, file, h->line,
+                         (unsigned long long)out_lo, (unsigned long long)out_hi, w->name,
+                         hrace__proc.rank);
+  else if (outside)
+    hrace__report_misuse(0, "%s from rank %d at %s (%s:%d) accesses bytes [%llu,%llu) of window "
+                         "%s at rank %d, which has %llu bytes", hrace__op_name(h->op), h->origin,
+                         func, file, h->line, (unsigned long long)out_lo,
+                         (unsigned long long)out_hi, w->name, hrace__proc.rank,
+                         (unsigned long long)w->size);
   push_pending(w, h->origin, aid);
+}
+
+static void on_op(hrace_win_t *w, const hrace_msg_t *h, const uint64_t *ranges,
+                  const hrace_clk_t *vc, const char *func, const char *file) {
+  hrace_vc_t view = { .n = h->vc_n, .c = (hrace_clk_t *)vc };   /* no local part: remote */
+  hrace__rma_apply(w, h, ranges, &view, func, file);
 }
 
 static int grantable(const hrace_win_t *w, uint32_t type) {
@@ -176,7 +228,7 @@ static void on_lock(hrace_win_t *w, const hrace_msg_t *h) {
 }
 
 static void on_unlock(hrace_win_t *w, const hrace_msg_t *h, const hrace_clk_t *vc) {
-  complete_ops(w, h->origin, h->complete);
+  complete_ops(w, h);
   hrace__vc_join_raw(&w->rel_all, vc, h->vc_n);
   if (h->lock_type == HRACE_LOCK_EXCL) {
     hrace__vc_join_raw(&w->rel_excl, vc, h->vc_n);
@@ -194,35 +246,68 @@ static void on_unlock(hrace_win_t *w, const hrace_msg_t *h, const hrace_clk_t *v
   w->nwaiters -= k;
 }
 
+/* PSCW (seed 003 R3, R4): a post deposited at the origin, a complete at the target; the
+ * application thread waiting in MPI_Win_start / MPI_Win_wait takes it from there. */
+static void on_post(hrace_win_t *w, const hrace_msg_t *h, const hrace_clk_t *vc) {
+  int g = hrace__win_group_rank(w, h->origin);
+  if (g < 0) return;
+  /* The next post from g can only follow our MPI_Win_complete of this one (its MPI_Win_wait
+   * waits for it), so one slot per target suffices. */
+  w->posts[g]++;
+  if (!w->post_vcs[g].n) hrace__vc_init(&w->post_vcs[g], hrace__clock_len());
+  hrace__vc_join_raw(&w->post_vcs[g], vc, h->vc_n);
+}
+
+static void on_done(hrace_win_t *w, const hrace_msg_t *h, const hrace_clk_t *vc) {
+  complete_ops(w, h);
+  int g = hrace__win_group_rank(w, h->origin);
+  if (g >= 0) {
+    w->dones[g]++;
+    hrace__vc_join_raw(&w->done_vc, vc, h->vc_n);
+  }
+  reply(h->origin, h->reply_tag, HRACE_MSG_ACK, NULL);
+}
+
 /* Returns 0 to stop. */
 static int handle(void *buf, int n, int source) {
   hrace_msg_t *h;
   uint64_t *ranges;
   hrace_clk_t *vc;
-  const char *func, *file;
-  if (hrace__msg_unpack(buf, n, &h, &ranges, &vc, &func, &file)) {
+  const char *func, *file, *blob;
+  if (hrace__msg_unpack(buf, n, &h, &ranges, &vc, &func, &file, &blob)) {
     hrace__warn("protocol error: malformed message of %d bytes from rank %d dropped", n, source);
     return 1;
   }
-  if (h->type == HRACE_MSG_STOP) return 0;
+  switch (h->type) {   /* messages about no window */
+  case HRACE_MSG_STOP: return 0;
+  case HRACE_MSG_PING: reply(h->origin, h->reply_tag, HRACE_MSG_ACK, NULL); return 1;
+  case HRACE_MSG_PSIG: hrace__annotate_on_psig(h, vc); return 1;
+  default: break;
+  }
   hrace_win_t *w = hrace__win_by_id(h->win);
   if (!w) {
     /* Only an erroneous program gets here (operation on a window already freed at the target). */
     hrace__warn("message %u for unknown window id %u from rank %d dropped", h->type, h->win, source);
-    if (h->type == HRACE_MSG_COMPLETE || h->type == HRACE_MSG_UNLOCK)
+    if (h->type == HRACE_MSG_COMPLETE || h->type == HRACE_MSG_UNLOCK ||
+        h->type == HRACE_MSG_DONE || h->type == HRACE_MSG_RSIG)
       reply(h->origin, h->reply_tag, HRACE_MSG_ACK, NULL);
-    else if (h->type == HRACE_MSG_LOCK)
+    else if (h->type == HRACE_MSG_LOCK || h->type == HRACE_MSG_RWAIT)
       reply(h->origin, h->reply_tag, HRACE_MSG_GRANT, NULL);
     return 1;
   }
   switch (h->type) {
   case HRACE_MSG_OP: on_op(w, h, ranges, vc, func, file); break;
   case HRACE_MSG_COMPLETE:
-    complete_ops(w, h->origin, h->complete);
+    complete_ops(w, h);
     reply(h->origin, h->reply_tag, HRACE_MSG_ACK, NULL);
     break;
   case HRACE_MSG_LOCK: on_lock(w, h); break;
   case HRACE_MSG_UNLOCK: on_unlock(w, h, vc); break;
+  case HRACE_MSG_POST: on_post(w, h, vc); break;
+  case HRACE_MSG_DONE: on_done(w, h, vc); break;
+  case HRACE_MSG_FWD: hrace__shared_apply(w, h, ranges, vc, blob); break;
+  case HRACE_MSG_RSIG: hrace__annotate_on_rsig(w, h, ranges, vc); break;
+  case HRACE_MSG_RWAIT: hrace__annotate_on_rwait(w, h, ranges); break;
   default: hrace__warn("protocol error: message type %u from rank %d dropped", h->type, source);
   }
   return 1;
@@ -236,7 +321,7 @@ static void *progress_main(void *arg) {
   sigfillset(&all);
   pthread_sigmask(SIG_BLOCK, &all, NULL);   /* the application's handlers run on its threads */
   prctl(PR_SET_TIMERSLACK, 1000UL);         /* 1 us: short idle sleeps stay short */
-  hrace__thread_internal();                 /* nothing here is the application's */
+  hrace__thread()->depth = 1;               /* nothing here is the application's */
   long idle = 0;
   for (;;) {
     int flag = 0, n;
@@ -259,6 +344,7 @@ static void *progress_main(void *arg) {
     PMPI_Mrecv(buf, n, MPI_BYTE, &m, &st);
     hrace__win_lock();
     int go = handle(buf, n, st.MPI_SOURCE);
+    hrace__win_broadcast();
     hrace__win_unlock();
     free(buf);
     if (!go) break;
@@ -275,7 +361,7 @@ void hrace__progress_start(void) {
 void hrace__progress_stop(void) {
   if (!progress_running) return;
   hrace_msg_t h = { .type = HRACE_MSG_STOP, .origin = hrace__proc.rank };
-  hrace__ctl_send(hrace__proc.rank, &h, NULL, NULL, NULL, NULL);
+  raw_send(hrace__proc.rank, &h, NULL, NULL, NULL, NULL, NULL);
   pthread_join(progress, NULL);
   progress_running = 0;
 }

@@ -4,16 +4,26 @@
  * unlock message: the target applies them in issue order. Replies go to the requesting
  * thread's own tag.
  *
- *   message    from -> to              carries                        reply
- *   OP         origin -> target        op, ranges, issue clock, site  none
- *   COMPLETE   origin -> target        completion epoch               ACK once applied
- *   LOCK       origin -> target        lock type                      GRANT + release clock
- *   UNLOCK     origin -> target        lock type, completion, clock   ACK once applied
- *   STOP       self -> own progress    -                              none
+ *   message    from -> to              carries                          reply
+ *   OP         origin -> target        op, ranges, issue clock, site    none
+ *   COMPLETE   origin -> target        completion epoch                 ACK once applied
+ *   LOCK       origin -> target        lock type                        GRANT + release clock
+ *   UNLOCK     origin -> target        lock type, completion, clock     ACK once applied
+ *   POST       target -> origin        the post's clock (PSCW)          none (deposited)
+ *   DONE       origin -> target        completion epoch, clock (PSCW)   ACK once applied
+ *   FWD        q -> owner p            q's loads / stores into p's      none
+ *                                      shared-memory segment, q's clock
+ *   PING       any -> any              -                                ACK (all before it applied)
+ *   PSIG       signaller -> waiter     tag, clock (annotation)          none (deposited)
+ *   RSIG       signaller -> owner      resource offset / length, clock  ACK once deposited
+ *   RWAIT      waiter -> owner         resource offset / length         GRANT + resource clock
+ *   STOP       self -> own progress    -                                none
  *
  * The ACKs are the delivery invariant of DESIGN.md: an origin does not return from a
- * completing call (unlock, flush, fence) before the target has applied the records, so any
- * event ordered after the completion finds them in the target's shadow. */
+ * completing call (unlock, flush, fence, complete) before the target has applied the records,
+ * so any event ordered after the completion finds them in the target's shadow. Records of
+ * operations a process targets at itself, and forwarded accesses, are followed by a PING
+ * before the caller goes on (see rma.h and shared.h for why). */
 #ifndef HRACE_RMA_PROTOCOL_H
 #define HRACE_RMA_PROTOCOL_H
 #include <stdint.h>
@@ -23,40 +33,68 @@
 
 enum hrace_msg_type {
   HRACE_MSG_OP = 1, HRACE_MSG_COMPLETE, HRACE_MSG_LOCK, HRACE_MSG_UNLOCK, HRACE_MSG_STOP,
-  HRACE_MSG_GRANT, HRACE_MSG_ACK,
+  HRACE_MSG_GRANT, HRACE_MSG_ACK, HRACE_MSG_POST, HRACE_MSG_DONE, HRACE_MSG_FWD,
+  HRACE_MSG_PING, HRACE_MSG_PSIG, HRACE_MSG_RSIG, HRACE_MSG_RWAIT,
 };
 
 typedef struct hrace_msg {
   uint32_t type;               /* enum hrace_msg_type */
-  uint32_t win;                /* window id */
+  uint32_t win;                /* window id (0: none) */
   int32_t origin;              /* world rank of the sender */
   int32_t thread;              /* sender's thread number */
+  uint32_t exporter;           /* OP: the issuing thread's clock entry; COMPLETE / UNLOCK /
+                                  DONE: the completing thread's (clocks/exporter.h) */
   int32_t reply_tag;           /* where to send the reply */
   uint32_t lock_type;          /* LOCK / UNLOCK: HRACE_LOCK_SHARED or HRACE_LOCK_EXCL */
   uint16_t op, flags;          /* OP: hrace_op label, HRACE_ACC_* flags */
   uint32_t atomic_class;       /* OP: accumulate-family class (0: plain) */
-  hrace_clk_t complete;        /* COMPLETE / UNLOCK: the origin's epoch at completion */
-  uint32_t nranges;            /* OP: number of (offset, length) byte ranges that follow */
+  hrace_clk_t complete;        /* COMPLETE / UNLOCK / DONE: the origin's epoch at completion */
+  int32_t tag;                 /* PSIG: the annotation's tag */
+  uint32_t nranges;            /* number of (offset, length) byte ranges that follow */
   uint32_t vc_n;               /* entries of the clock that follows the ranges */
-  int32_t line;                /* OP: source line of the call */
-  uint32_t func_len, file_len; /* OP: lengths (with NUL) of the strings after the clock */
+  int32_t line;                /* OP / DONE: source line of the call */
+  uint32_t func_len, file_len; /* lengths (with NUL) of the strings after the clock */
+  uint32_t blob_len;           /* FWD: bytes of per-access data after the strings */
   uint64_t disp;               /* OP: target displacement (units of the target's disp_unit) */
 } hrace_msg_t;
-/* Followed by: uint64_t ranges[2 * nranges] (byte offsets relative to disp * disp_unit, and
- * lengths), hrace_clk_t vc[vc_n], char func[func_len], char file[file_len]. */
+/* Followed by: uint64_t ranges[2 * nranges] (OP: byte offsets relative to disp * disp_unit,
+ * and lengths), hrace_clk_t vc[vc_n], char func[func_len], char file[file_len],
+ * char blob[blob_len]. */
+
+/* FWD: per forwarded access, one range (offset in the owner's segment, length) and this.
+ * The blob is: uint32_t nviews, uint32_t view_len, hrace_clk_t views[nviews][view_len] (the
+ * accessing threads' global clocks), hrace_fwd_meta_t meta[nranges], then the strings. */
+typedef struct hrace_fwd_meta {
+  uint32_t exporter;           /* the accessing thread's clock entry ... */
+  hrace_clk_t epoch;           /* ... and its value at the access */
+  uint32_t view;               /* index of the thread's clock at the access */
+  int32_t thread;
+  uint16_t flags, op;
+  uint32_t atomic_class;
+  int32_t line;
+  uint32_t func, file;         /* offsets of NUL-terminated strings in the blob's string part */
+} hrace_fwd_meta_t;
 
 /* Build / send / parse. */
 void *hrace__msg_pack(const hrace_msg_t *h, const uint64_t *ranges, const hrace_vc_t *vc,
-                      const char *func, const char *file, int *bytes);
+                      const char *func, const char *file, const void *blob, int *bytes);
 /* Points into buf; returns 0 on success, -1 if the message is malformed. */
 int hrace__msg_unpack(void *buf, int bytes, hrace_msg_t **h, uint64_t **ranges, hrace_clk_t **vc,
-                      const char **func, const char **file);
+                      const char **func, const char **file, const char **blob);
 
-/* Origin side: send a request to `target`'s progress thread; with a reply type, wait for it
- * and join the clock it carries (GRANT) into `got` if not NULL. */
+/* Origin side: send a request to `target`'s progress thread (world rank). Messages are
+ * delivered in order per sender. Accesses this process forwarded to `target` (shared.h) are
+ * sent first, so that they stay in order with the request. */
 void hrace__ctl_send(int target, const hrace_msg_t *h, const uint64_t *ranges,
                      const hrace_vc_t *vc, const char *func, const char *file);
+void hrace__ctl_send_blob(int target, const hrace_msg_t *h, const uint64_t *ranges,
+                          const hrace_vc_t *vc, const char *func, const char *file,
+                          const void *blob);
+/* Wait for this thread's reply of `type` from `target`; join the clock it carries (GRANT)
+ * into `got` if not NULL. */
 void hrace__ctl_wait_reply(int target, uint32_t type, hrace_vc_t *got);
+/* Send PING to `target` and wait for its ACK: everything sent there before is applied. */
+void hrace__ctl_ping(int target);
 
 /* The progress thread. */
 void hrace__progress_start(void);

@@ -70,3 +70,33 @@ int hrace__type_ranges(MPI_Datatype dt, int count, uint64_t **ranges, uint32_t *
   *n = k;
   return MPI_SUCCESS;
 }
+
+int hrace__type_element_name(MPI_Datatype dt, char *name) {
+  int ni, na, nd, combiner, len = 0;
+  name[0] = 0;
+  if (PMPI_Type_get_envelope(dt, &ni, &na, &nd, &combiner) != MPI_SUCCESS) return -1;
+  if (combiner == MPI_COMBINER_NAMED || nd == 0) {
+    /* Predefined, or a Fortran parameterised type (MPI_Type_create_f90_*: no constituents). */
+    if (PMPI_Type_get_name(dt, name, &len) != MPI_SUCCESS) return -1;
+    name[len] = 0;
+    return 0;
+  }
+  int *ints = malloc((ni ? ni : 1) * sizeof *ints);
+  MPI_Aint *aints = malloc((na ? na : 1) * sizeof *aints);
+  MPI_Datatype *types = malloc(nd * sizeof *types);
+  if (!ints || !aints || !types) abort();
+  int rc = PMPI_Type_get_contents(dt, ni, na, nd, ints, aints, types) == MPI_SUCCESS ? 0 : -1;
+  /* The first constituent decides (they are all the same predefined type in a valid
+   * accumulate); the derived ones returned by get_contents are ours to free. */
+  if (!rc) rc = hrace__type_element_name(types[0], name);
+  for (int i = 0; i < nd; i++) {
+    int e_ni, e_na, e_nd, e_comb;
+    if (PMPI_Type_get_envelope(types[i], &e_ni, &e_na, &e_nd, &e_comb) == MPI_SUCCESS &&
+        e_comb != MPI_COMBINER_NAMED)
+      PMPI_Type_free(&types[i]);
+  }
+  free(ints);
+  free(aints);
+  free(types);
+  return rc;
+}

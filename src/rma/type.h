@@ -10,4 +10,9 @@
  * two's complement for types with a negative lower bound), sorted and coalesced. The caller
  * frees *ranges. Returns 0, or an MPI error code for an invalid datatype. */
 int hrace__type_ranges(MPI_Datatype dt, int count, uint64_t **ranges, uint32_t *n);
+/* The predefined datatype a datatype is built from (MPI-3.1 Sec. 11.3.4: an accumulate's
+ * target datatype consists of one predefined type), resolved through MPI_Type_get_envelope /
+ * MPI_Type_get_contents; its name in `name` (MPI_MAX_OBJECT_NAME bytes). Names, unlike
+ * handles, are equal in every process. Returns 0, or -1 if dt is invalid. */
+int hrace__type_element_name(MPI_Datatype dt, char *name);
 #endif

@@ -1,8 +1,13 @@
-/* Window creation, naming and free: the real call, then registration (see window.h). */
+/* Window creation, attach / detach, naming and free: the real call, then registration (see
+ * window.h). MPI_Win_shared_query needs no wrapper: every member's segment is mapped (and
+ * tracked) when the shared window is created, since a program may reach a neighbour's segment
+ * from its own base pointer without asking. MPI_Win_sync orders nothing between processes
+ * (MPI-3.1 Sec. 11.7) and is not wrapped either. */
 #include <string.h>
 
 #include "core/runtime.h"
 #include "mpi/wrap.h"
+#include "report/report.h"
 #include "rma/window.h"
 
 HRACE_EXPORT int MPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info,
@@ -35,16 +40,40 @@ HRACE_EXPORT int MPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info 
   return rc;
 }
 
+HRACE_EXPORT int MPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win) {
+  HRACE_ENTER();
+  int rc = PMPI_Win_create_dynamic(info, comm, win);
+  if (HRACE_ACTIVE() && rc == MPI_SUCCESS)
+    hrace__win_register(*win, comm, HRACE_WIN_DYNAMIC, NULL, 0, 1);
+  HRACE_LEAVE();
+  return rc;
+}
+
+HRACE_EXPORT int MPI_Win_attach(MPI_Win win, void *base, MPI_Aint size) {
+  HRACE_ENTER();
+  int rc = PMPI_Win_attach(win, base, size);
+  hrace_win_t *w = HRACE_ACTIVE() && rc == MPI_SUCCESS ? hrace__win_of(win) : NULL;
+  if (w) hrace__win_attach(w, base, size);
+  HRACE_LEAVE();
+  return rc;
+}
+
+HRACE_EXPORT int MPI_Win_detach(MPI_Win win, const void *base) {
+  HRACE_ENTER();
+  hrace_win_t *w = HRACE_ACTIVE() ? hrace__win_of(win) : NULL;
+  int rc = PMPI_Win_detach(win, base);
+  if (w && rc == MPI_SUCCESS && hrace__win_detach(w, base))
+    hrace__report_misuse(HRACE_RET_ADDR(), "MPI_Win_detach of %p from window %s, which has no "
+                         "region attached there", base, w->name);
+  HRACE_LEAVE();
+  return rc;
+}
+
 HRACE_EXPORT int MPI_Win_set_name(MPI_Win win, const char *name) {
   HRACE_ENTER();
   int rc = PMPI_Win_set_name(win, name);
   hrace_win_t *w = HRACE_ACTIVE() && rc == MPI_SUCCESS ? hrace__win_of(win) : NULL;
-  if (w) {
-    hrace__win_lock();
-    strncpy(w->name, name, sizeof w->name - 1);
-    w->name[sizeof w->name - 1] = 0;
-    hrace__win_unlock();
-  }
+  if (w) hrace__win_set_name(w, name);
   HRACE_LEAVE();
   return rc;
 }

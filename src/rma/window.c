@@ -1,17 +1,25 @@
 /* The window registry (see window.h). Windows are few and change rarely: one mutex guards the
  * registry, and the progress thread holds it while it applies a message, so a window cannot be
- * freed under a record being applied. */
+ * freed under a record being applied. The same mutex, with one condition variable, lets an
+ * application thread wait for a deposit the progress thread makes (a PSCW post or complete, a
+ * process signal). */
 #include "rma/window.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include "access/filter.h"
 #include "core/log.h"
 #include "core/runtime.h"
 #include "mpi/sync.h"
+#include "rma/buffers.h"
+#include "rma/shared.h"
 
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t cv;
+static pthread_once_t cv_once = PTHREAD_ONCE_INIT;
 static hrace_win_t **wins;
 static unsigned nwins, capwins;
 static uint32_t next_id = 1;
@@ -19,20 +27,55 @@ static uint32_t next_id = 1;
 void hrace__win_lock(void) { pthread_mutex_lock(&mu); }
 void hrace__win_unlock(void) { pthread_mutex_unlock(&mu); }
 
+static void cv_init(void) {
+  pthread_condattr_t a;
+  pthread_condattr_init(&a);
+  pthread_condattr_setclock(&a, CLOCK_MONOTONIC);
+  pthread_cond_init(&cv, &a);
+  pthread_condattr_destroy(&a);
+}
+
+int hrace__win_wait(long ms) {
+  pthread_once(&cv_once, cv_init);
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  ts.tv_sec += ms / 1000;
+  ts.tv_nsec += (ms % 1000) * 1000000L;
+  if (ts.tv_nsec >= 1000000000L) ts.tv_sec++, ts.tv_nsec -= 1000000000L;
+  return pthread_cond_timedwait(&cv, &mu, &ts);
+}
+
+void hrace__win_broadcast(void) {
+  pthread_once(&cv_once, cv_init);
+  pthread_cond_broadcast(&cv);
+}
+
+static void *xcalloc(size_t n, size_t s) {
+  void *p = calloc(n ? n : 1, s);
+  if (!p) abort();
+  return p;
+}
+
+/* A segment: memory, shadow, and the filter range that routes loads and stores to it. */
+static void segment_init(hrace_win_t *s, void *base, uint64_t size) {
+  s->base = base;
+  s->size = size;
+  if (hrace__shadow_init(&s->cells, size))
+    hrace__fatal("cannot map %llu bytes of shadow for a window", (unsigned long long)size);
+  if (size) hrace__filter_add((uintptr_t)base, (uintptr_t)base + size, HRACE_TRACK_WINDOW, s);
+}
+
 hrace_win_t *hrace__win_register(MPI_Win win, MPI_Comm comm, int kind, void *base,
                                  MPI_Aint size, int disp_unit) {
-  hrace_win_t *w = calloc(1, sizeof *w);
-  if (!w) abort();
+  hrace_win_t *w = xcalloc(1, sizeof *w);
   w->win = win;
   w->kind = kind;
-  w->base = base;
-  w->size = size > 0 ? (uint64_t)size : 0;
-  w->disp_unit = disp_unit;
+  w->disp_unit = kind == HRACE_WIN_DYNAMIC ? 1 : disp_unit;
+  pthread_mutex_init(&w->omu, NULL);
   PMPI_Comm_size(comm, &w->gsize);
   PMPI_Comm_rank(comm, &w->grank);
-  w->world = malloc(w->gsize * sizeof *w->world);
-  int *idx = malloc(w->gsize * sizeof *idx);
-  if (!w->world || !idx) abort();
+  w->world = xcalloc(w->gsize, sizeof *w->world);
+  int *idx = xcalloc(w->gsize, sizeof *idx);
   for (int i = 0; i < w->gsize; i++) idx[i] = i;
   MPI_Group g, wg;
   PMPI_Comm_group(comm, &g);
@@ -41,26 +84,46 @@ hrace_win_t *hrace__win_register(MPI_Win win, MPI_Comm comm, int kind, void *bas
   PMPI_Group_free(&g);
   PMPI_Group_free(&wg);
   free(idx);
-  w->lock = calloc(w->gsize, 1);
-  w->dirty = calloc(w->gsize, 1);
-  if (!w->lock || !w->dirty) abort();
-  hrace__vc_init(&w->rel_excl, (uint32_t)hrace__proc.size);
-  hrace__vc_init(&w->rel_all, (uint32_t)hrace__proc.size);
-  if (hrace__shadow_init(&w->cells, w->size))
-    hrace__fatal("cannot map %llu bytes of shadow for a window", (unsigned long long)w->size);
+  w->lock = xcalloc(w->gsize, 1);
+  w->dirty = xcalloc(w->gsize, 1);
+  w->start_group = xcalloc(w->gsize, 1);
+  w->post_group = xcalloc(w->gsize, 1);
+  w->posts = xcalloc(w->gsize, sizeof *w->posts);
+  w->dones = xcalloc(w->gsize, sizeof *w->dones);
+  uint32_t n = hrace__clock_len();
+  hrace__vc_init(&w->rel_excl, n);
+  hrace__vc_init(&w->rel_all, n);
+  hrace__vc_init(&w->done_vc, n);
+  hrace__vc_init(&w->fence_vc, n);
+  w->post_vcs = xcalloc(w->gsize, sizeof *w->post_vcs);
   PMPI_Comm_dup(comm, &w->shadow);
 
-  /* Window creation orders every member after every other (DESIGN: all-to-all), and agrees
-   * on an id that is new at every member: the maximum of their next ids. */
+  /* Every member's extent, so that an origin can check its own target ranges (and name the
+   * line of the offending call) before MPI sees them. */
+  uint64_t mine[2] = { kind == HRACE_WIN_DYNAMIC || size < 0 ? 0 : (uint64_t)size,
+                       (uint64_t)(unsigned)w->disp_unit };
+  uint64_t *all = xcalloc(2 * (size_t)w->gsize, sizeof *all);
+  PMPI_Allgather(mine, 2, MPI_UINT64_T, all, 2, MPI_UINT64_T, w->shadow);
+  w->sizes = xcalloc(w->gsize, sizeof *w->sizes);
+  w->disp_units = xcalloc(w->gsize, sizeof *w->disp_units);
+  for (int i = 0; i < w->gsize; i++) w->sizes[i] = all[2 * i], w->disp_units[i] = (int)all[2 * i + 1];
+  free(all);
+
+  /* An id that is new at every member: the maximum of their next ids. The window is complete
+   * and in the registry before the all-to-all clock exchange below (window creation orders
+   * every member after every other, DESIGN), so no record can arrive for an unknown window. */
   pthread_mutex_lock(&mu);
   uint32_t id = next_id;
   pthread_mutex_unlock(&mu);
-  hrace__sync_all(w->shadow, &id, 1, "MPI_Win_create");
+  PMPI_Allreduce(MPI_IN_PLACE, &id, 1, MPI_UINT32_T, MPI_MAX, w->shadow);
   w->id = id;
   snprintf(w->name, sizeof w->name, "win%u", id);
+  if (kind == HRACE_WIN_DYNAMIC) hrace__shadow_init(&w->cells, 0);
+  else segment_init(w, base, mine[0]);
+  if (kind == HRACE_WIN_SHARED) hrace__shared_register(w);
 
   pthread_mutex_lock(&mu);
-  next_id = id + 1;
+  if (id >= next_id) next_id = id + 1;
   if (nwins == capwins) {
     capwins = capwins ? 2 * capwins : 8;
     wins = realloc(wins, capwins * sizeof *wins);
@@ -68,7 +131,7 @@ hrace_win_t *hrace__win_register(MPI_Win win, MPI_Comm comm, int kind, void *bas
   }
   wins[nwins++] = w;
   pthread_mutex_unlock(&mu);
-  if (w->size) hrace__filter_add((uintptr_t)base, (uintptr_t)base + w->size, HRACE_TRACK_WINDOW, w);
+  hrace__sync_all(w->shadow, NULL, 0, "MPI_Win_create");
   return w;
 }
 
@@ -88,20 +151,146 @@ hrace_win_t *hrace__win_by_id(uint32_t id) {
   return NULL;
 }
 
+hrace_win_t *hrace__win_segment(hrace_win_t *w, uint64_t off, uint64_t len, uint64_t *rel) {
+  if (w->kind != HRACE_WIN_DYNAMIC) {
+    *rel = off;
+    return off <= w->size && len <= w->size - off ? w : NULL;
+  }
+  for (hrace_win_t *r = w->regions; r; r = r->next) {
+    uint64_t lo = (uint64_t)(uintptr_t)r->base;
+    if (off >= lo && off - lo <= r->size && len <= r->size - (off - lo)) {
+      *rel = off - lo;
+      return r;
+    }
+  }
+  return NULL;
+}
+
+void hrace__win_set_name(hrace_win_t *w, const char *name) {
+  pthread_mutex_lock(&mu);
+  snprintf(w->name, sizeof w->name, "%s", name);
+  for (hrace_win_t *r = w->regions; r; r = r->next) snprintf(r->name, sizeof r->name, "%s", name);
+  pthread_mutex_unlock(&mu);
+}
+
+/* A region of a dynamic window is a segment of its own (window.h). Attach and detach are local
+ * calls (MPI-3.1 Sec. 11.2.4): no clock exchange; remote accesses to the region need the
+ * synchronisation by which its address reached the origin anyway. */
+void hrace__win_attach(hrace_win_t *w, void *base, MPI_Aint size) {
+  if (size <= 0) return;
+  hrace_win_t *r = xcalloc(1, sizeof *r);
+  r->win = w->win;
+  r->id = w->id;
+  r->kind = w->kind;
+  r->parent = w;
+  r->disp_unit = 1;
+  r->gsize = w->gsize;
+  r->grank = w->grank;
+  segment_init(r, base, (uint64_t)size);
+  pthread_mutex_lock(&mu);
+  memcpy(r->name, w->name, sizeof r->name);
+  r->next = w->regions;
+  w->regions = r;
+  pthread_mutex_unlock(&mu);
+}
+
+/* Detached regions keep their shadow mapping until the window is freed: a thread in the access
+ * slow path may still hold the filter entry that points at it. Their shadow is forgotten. */
+static hrace_win_t *detached;
+
+int hrace__win_detach(hrace_win_t *w, const void *base) {
+  pthread_mutex_lock(&mu);
+  hrace_win_t **p = &w->regions;
+  while (*p && (*p)->base != base) p = &(*p)->next;
+  hrace_win_t *r = *p;
+  if (r) *p = r->next;
+  pthread_mutex_unlock(&mu);
+  if (!r) return -1;
+  hrace__filter_remove(r);
+  pthread_mutex_lock(&mu);
+  hrace__shadow_clear(&r->cells, 0, r->size);
+  r->next = detached;
+  detached = r;
+  pthread_mutex_unlock(&mu);
+  return 0;
+}
+
+int hrace__win_group_rank(const hrace_win_t *w, int world) {
+  for (int i = 0; i < w->gsize; i++)
+    if (w->world[i] == world) return i;
+  return -1;
+}
+
+int hrace__win_group_flags(const hrace_win_t *w, MPI_Group g, uint8_t *flags, int *bad) {
+  int n = 0;
+  MPI_Group wg;
+  memset(flags, 0, (size_t)w->gsize);
+  if (PMPI_Group_size(g, &n) != MPI_SUCCESS) return -1;
+  PMPI_Comm_group(MPI_COMM_WORLD, &wg);
+  int *idx = xcalloc(n, sizeof *idx), *world = xcalloc(n, sizeof *world);
+  for (int i = 0; i < n; i++) idx[i] = i;
+  PMPI_Group_translate_ranks(g, n, idx, wg, world);
+  PMPI_Group_free(&wg);
+  int rc = n;
+  for (int i = 0; i < n; i++) {
+    int gr = hrace__win_group_rank(w, world[i]);
+    if (gr < 0) {
+      if (bad) *bad = i;
+      rc = -1;
+      continue;
+    }
+    flags[gr] = 1;
+  }
+  free(idx);
+  free(world);
+  return rc;
+}
+
+static void segment_free(hrace_win_t *s) {
+  hrace__shadow_free(&s->cells);
+  free(s);
+}
+
 void hrace__win_unregister(hrace_win_t *w) {
   hrace__sync_all(w->shadow, NULL, 0, "MPI_Win_free");
+  hrace__buffers_window_gone(w);
+  hrace__shared_unregister(w);
   hrace__filter_remove(w);
+  for (hrace_win_t *r = w->regions; r; r = r->next) hrace__filter_remove(r);
   pthread_mutex_lock(&mu);
   for (unsigned i = 0; i < nwins; i++)
     if (wins[i] == w) { wins[i] = wins[--nwins]; break; }
+  hrace_win_t *regions = w->regions, *dead = NULL, **p = &detached;
+  while (*p) {
+    if ((*p)->parent == w) { hrace_win_t *r = *p; *p = r->next; r->next = dead; dead = r; }
+    else p = &(*p)->next;
+  }
   pthread_mutex_unlock(&mu);
+  for (hrace_win_t *r = regions, *nx; r; r = nx) nx = r->next, segment_free(r);
+  for (hrace_win_t *r = dead, *nx; r; r = nx) nx = r->next, segment_free(r);
+  for (hrace_resource_t *r = w->resources, *nx; r; r = nx) {
+    nx = r->next;
+    hrace__vc_free(&r->vc);
+    free(r);
+  }
   PMPI_Comm_free(&w->shadow);
   hrace__shadow_free(&w->cells);
   hrace__vc_free(&w->rel_excl);
   hrace__vc_free(&w->rel_all);
+  hrace__vc_free(&w->done_vc);
+  hrace__vc_free(&w->fence_vc);
+  for (int i = 0; i < w->gsize; i++) hrace__vc_free(&w->post_vcs[i]);
+  free(w->post_vcs);
+  pthread_mutex_destroy(&w->omu);
   free(w->world);
   free(w->lock);
   free(w->dirty);
+  free(w->start_group);
+  free(w->post_group);
+  free(w->posts);
+  free(w->dones);
+  free(w->sizes);
+  free(w->disp_units);
   free(w->waiters);
   free(w->pending);
   free(w);

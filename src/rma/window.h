@@ -1,5 +1,13 @@
 /* Windows as hrace sees them: identity agreed across the group, the local memory and its
- * shadow, the origin-side epoch state and the target-side lock tokens and pending operations. */
+ * shadow, the origin-side epoch state, and the target-side lock tokens, PSCW deposits and
+ * pending operations.
+ *
+ * A window's local memory is one or more *segments*, each an hrace_win_t with its own shadow:
+ * the window itself for create / allocate / allocate_shared (one segment: base, size), and one
+ * child per MPI_Win_attach region of a dynamic window (the parent then has no memory). Every
+ * segment is a tracked range of kind HRACE_TRACK_WINDOW whose owner is the segment, and whose
+ * shadow `cells` covers exactly [base, base + size): the access slow path (src/access) relies on
+ * that and on `name` / `base` for reports. */
 #ifndef HRACE_RMA_WINDOW_H
 #define HRACE_RMA_WINDOW_H
 #include <mpi.h>
@@ -22,6 +30,12 @@ typedef struct hrace_waiter {           /* a lock request queued at this target 
   int origin, reply_tag, type;
 } hrace_waiter_t;
 
+typedef struct hrace_resource {         /* an annotated synchronisation location (annotate.c) */
+  uint64_t off;                         /* byte offset in the window (absolute for dynamic) */
+  hrace_vc_t vc;                        /* join of the clocks signalled to it */
+  struct hrace_resource *next;
+} hrace_resource_t;
+
 typedef struct hrace_win {
   MPI_Win win;
   uint32_t id;                 /* equal on every member; unique among this process's windows */
@@ -30,17 +44,40 @@ typedef struct hrace_win {
   MPI_Comm shadow;             /* dup of the window's communicator: clock exchanges */
   int gsize, grank;            /* size of the window group, our rank in it */
   int *world;                  /* group rank -> world rank */
-  /* Local memory. */
+  /* Local memory (this segment). */
   char *base;
   uint64_t size;
   int disp_unit;
   hrace_shadow_t cells;
-  /* Origin side (application threads). */
+  struct hrace_win *parent;    /* attached region of a dynamic window: the window; else NULL */
+  struct hrace_win *regions;   /* dynamic window: attached regions (children), linked by next */
+  struct hrace_win *next;
+  /* Every member's size and disp_unit (origin-side range checks; 0 / 1 for dynamic windows). */
+  uint64_t *sizes;
+  int *disp_units;
+  /* Origin side (application threads, under omu). */
+  pthread_mutex_t omu;
   int fence_epoch;             /* a fence opened an access epoch (and no NOSUCCEED closed it) */
   int lock_all;                /* inside lock_all */
   uint8_t *lock;               /* per group rank: HRACE_LOCK_* */
   uint8_t *dirty;              /* per group rank: operations issued since their last completion */
-  /* Target side (progress thread only). */
+  uint8_t *start_group;        /* per group rank: in the current MPI_Win_start group */
+  int started;                 /* inside a PSCW access epoch */
+  /* What the target side of an epoch's operations is ordered after, beyond the issuing
+   * process's clock: the target's post (PSCW, seed 003 R3: post_vcs below) and the targets'
+   * fence when a MPI_MODE_NOPRECEDE fence opened the epoch (MPI-3.1 Sec. 11.5.1: operations
+   * access the target only after its fence, but that fence need not be a barrier). */
+  hrace_vc_t fence_vc;
+  int fence_view;              /* fence_vc applies */
+  /* Exposure side of PSCW (application threads). */
+  uint8_t *post_group;         /* per group rank: in the current MPI_Win_post group */
+  int posted;                  /* inside a PSCW exposure epoch */
+  /* Deposits made by the progress thread under the registry lock (see hrace__win_wait). */
+  unsigned *posts;             /* per group rank: MPI_Win_post messages not yet matched */
+  hrace_vc_t *post_vcs;        /* per group rank: the clock of that post (allocated lazily) */
+  unsigned *dones;             /* per group rank: MPI_Win_complete messages not yet matched */
+  hrace_vc_t done_vc;          /* join of their clocks */
+  /* Target side (progress thread only, under the registry lock). */
   int holders_excl, holders_shared;
   hrace_waiter_t *waiters;
   unsigned nwaiters, capwaiters;
@@ -48,6 +85,7 @@ typedef struct hrace_win {
   hrace_vc_t rel_all;          /* join of all unlocks: what an exclusive lock acquires */
   hrace_pending_t *pending;
   unsigned npending, cappending;
+  hrace_resource_t *resources;  /* annotated synchronisation locations (annotate.c) */
 } hrace_win_t;
 
 /* Register a window just created collectively over comm (call from the creating wrapper,
@@ -60,11 +98,29 @@ hrace_win_t *hrace__win_of(MPI_Win win);
 hrace_win_t *hrace__win_by_id(uint32_t id);
 /* Before PMPI_Win_free: all-to-all clock exchange, unregister, free. */
 void hrace__win_unregister(hrace_win_t *w);
+/* Dynamic windows: a region attached / detached locally. */
+void hrace__win_attach(hrace_win_t *w, void *base, MPI_Aint size);
+int hrace__win_detach(hrace_win_t *w, const void *base);   /* 0, or -1: not attached */
+/* The segment of w holding bytes [off, off + len) (absolute addresses for dynamic windows),
+ * with *rel set to the offset inside it; NULL if no segment holds all of them. Caller holds
+ * the registry lock. */
+hrace_win_t *hrace__win_segment(hrace_win_t *w, uint64_t off, uint64_t len, uint64_t *rel);
+/* Set the name of the window and its segments. */
+void hrace__win_set_name(hrace_win_t *w, const char *name);
 /* The registry lock; the progress thread holds it while applying a message. */
 void hrace__win_lock(void);
 void hrace__win_unlock(void);
+/* With the registry lock held: wait until the progress thread has applied another message
+ * (it broadcasts after each), or `ms` milliseconds passed. Returns 0, or ETIMEDOUT. */
+int hrace__win_wait(long ms);
+void hrace__win_broadcast(void);
 /* Group rank -> world rank (MPI_PROC_NULL stays). */
 static inline int hrace__win_world(const hrace_win_t *w, int grank) {
   return grank >= 0 && grank < w->gsize ? w->world[grank] : -1;
 }
+/* World rank -> group rank, or -1. */
+int hrace__win_group_rank(const hrace_win_t *w, int world);
+/* Group ranks of an MPI group (PSCW) as flags per window group rank; returns the number of
+ * members, or -1 if one is not in the window's group (*bad: its rank in g). */
+int hrace__win_group_flags(const hrace_win_t *w, MPI_Group g, uint8_t *flags, int *bad);
 #endif

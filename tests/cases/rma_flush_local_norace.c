@@ -1,0 +1,40 @@
+/* hrace-test
+ * ranks: 2
+ * expect: no-race
+ */
+/* Twin of rma_flush_local_race: the buffers are reused after local completion, as before,
+ * and an MPI_Win_flush (remote completion) comes before the barrier. */
+#include <mpi.h>
+#include <stdio.h>
+
+int main(int argc, char **argv) {
+  int rank, *x, v = 1, w = 2, s = 0;
+  MPI_Win win;
+  MPI_Request rq;
+  MPI_Init(&argc, &argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Win_allocate(2 * sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &x, &win);
+  x[0] = x[1] = 0;
+  MPI_Barrier(MPI_COMM_WORLD);
+  MPI_Win_lock_all(0, win);
+  if (rank == 0) {
+    MPI_Put(&v, 1, MPI_INT, 1, 0, 1, MPI_INT, win);
+    MPI_Win_flush_local(1, win);
+    v = 3;
+    MPI_Rput(&w, 1, MPI_INT, 1, 1, 1, MPI_INT, win, &rq);
+    MPI_Wait(&rq, MPI_STATUS_IGNORE);
+    w = 4;
+    MPI_Win_flush(1, win);
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (rank == 1) {
+    s += x[0];
+    s += x[1];
+  }
+  MPI_Win_unlock_all(win);
+  MPI_Barrier(MPI_COMM_WORLD);
+  printf("%d %d %d\n", s, v, w);
+  MPI_Win_free(&win);
+  MPI_Finalize();
+  return 0;
+}
