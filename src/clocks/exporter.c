@@ -1,10 +1,16 @@
 /* Exporter registry and snapshot histories (see exporter.h).
  *
  * Each exporter's history is appended only by its own thread and read by any thread (the
- * progress thread judging a record, a thread receiving a message), under the exporter's
- * mutex: both happen once per MPI call, never per load or store. Consecutive snapshots whose
- * local clocks are equal share one array, so a rank that calls MPI often without OpenMP
- * activity in between pays a few bytes per call. */
+ * progress thread judging a record, a thread receiving a message) under the exporter's mutex;
+ * both happen at MPI calls, never per load or store.
+ *
+ * Histories are run-length compressed. Between two publications with nothing else happening
+ * locally, the publishing context's own entry grows by exactly one (runtime.c ticks it at each
+ * publication) and nothing else changes; such a publication is implied by the entry before it:
+ *     entry (k0, own, own0, L)  stands for  (k, L with L[own] = own0 + (k - k0))
+ * for every k from k0 up to the next entry. So an MPI-only phase (a ping-pong loop, a solver's
+ * halo exchanges) costs one entry and no lock, however many messages it sends; a new entry
+ * appears only when OpenMP synchronisation or a returning clock changed the local part. */
 #include "clocks/exporter.h"
 
 #include <pthread.h>
@@ -14,9 +20,11 @@
 #include <string.h>
 
 typedef struct snap {
-  hrace_clk_t k;            /* the exporter's entry when it published */
+  hrace_clk_t k;            /* the exporter's entry when it published (first of the run) */
+  uint32_t own;             /* the publishing context's local entry */
+  hrace_clk_t own0;         /* l[own] at k; l[own] at k + i is own0 + i within the run */
   uint32_t n;               /* entries of l */
-  const hrace_clk_t *l;     /* local clock then (shared with neighbours when equal) */
+  const hrace_clk_t *l;     /* local clock then (l[own] is taken from own0, not from here) */
 } snap_t;
 
 typedef struct exporter {
@@ -74,33 +82,42 @@ uint32_t hrace__exporter_of(int tid) {
   return index_of(s);
 }
 
-static exporter_t *own(uint32_t e) {
+static exporter_t *own_exporter(uint32_t e) {
   if (e % (uint32_t)nprocs != (uint32_t)my_rank) return NULL;
   uint32_t s = e / (uint32_t)nprocs;
   return s < (uint32_t)nslots ? &ex[s] : NULL;
 }
 
-void hrace__exporter_snapshot(uint32_t e, hrace_clk_t k, const hrace_vc_t *l) {
-  exporter_t *x = own(e);
+/* Is (k, l, own) implied by run entry r? */
+static bool in_run(const snap_t *r, hrace_clk_t k, const hrace_vc_t *l, uint32_t own) {
+  if (r->own != own || r->n != l->n || own >= l->n) return false;
+  if (l->c[own] != r->own0 + (k - r->k)) return false;
+  return !memcmp(r->l, l->c, own * sizeof *l->c) &&
+         !memcmp(r->l + own + 1, l->c + own + 1, (l->n - own - 1) * sizeof *l->c);
+}
+
+void hrace__exporter_snapshot(uint32_t e, hrace_clk_t k, const hrace_vc_t *l, uint32_t own) {
+  exporter_t *x = own_exporter(e);
   if (!x) return;
+  /* Only this thread appends, so it may read its last entry without the lock. */
+  if (x->nh && k >= x->h[x->nh - 1].k && in_run(&x->h[x->nh - 1], k, l, own)) return;
+  hrace_clk_t *c = malloc((l->n ? l->n : 1) * sizeof *c);
+  if (!c) abort();
+  if (l->n) memcpy(c, l->c, l->n * sizeof *c);
   pthread_mutex_lock(&x->mu);
   if (x->nh == x->caph) {
     x->caph = x->caph ? 2 * x->caph : 16;
     x->h = realloc(x->h, x->caph * sizeof *x->h);
     if (!x->h) abort();
   }
-  const snap_t *prev = x->nh ? &x->h[x->nh - 1] : NULL;
-  const hrace_clk_t *arr;
-  if (prev && prev->n == l->n && !memcmp(prev->l, l->c, l->n * sizeof *l->c)) {
-    arr = prev->l;
-  } else {
-    hrace_clk_t *c = malloc((l->n ? l->n : 1) * sizeof *c);
-    if (!c) abort();
-    if (l->n) memcpy(c, l->c, l->n * sizeof *c);
-    arr = c;
-  }
-  x->h[x->nh++] = (snap_t){ k, l->n, arr };
+  x->h[x->nh++] = (snap_t){ k, own, own < l->n ? l->c[own] : 0, l->n, c };
   pthread_mutex_unlock(&x->mu);
+}
+
+/* Entry `i` of snapshot s (the one at or below k). */
+static hrace_clk_t snap_at(const snap_t *s, hrace_clk_t k, uint32_t i) {
+  if (i == s->own) return s->own0 + (k - s->k);
+  return i < s->n ? s->l[i] : 0;
 }
 
 /* The latest snapshot of x at or below k (caller holds x->mu), or NULL. Entries grow with the
@@ -123,7 +140,7 @@ bool hrace__exporters_cover(uint32_t tid, hrace_clk_t c, const hrace_vc_t *g) {
     exporter_t *x = &ex[s];
     pthread_mutex_lock(&x->mu);
     const snap_t *sn = at_or_below(x, g->c[e]);
-    bool hit = sn && tid < sn->n && c <= sn->l[tid];
+    bool hit = sn && c <= snap_at(sn, g->c[e], tid);
     pthread_mutex_unlock(&x->mu);
     if (hit) return true;
   }
@@ -138,7 +155,12 @@ void hrace__exporters_recall(const hrace_vc_t *g, hrace_vc_t *l) {
     exporter_t *x = &ex[s];
     pthread_mutex_lock(&x->mu);
     const snap_t *sn = at_or_below(x, g->c[e]);
-    if (sn) hrace__vc_join_raw(l, sn->l, sn->n);
+    if (sn) {
+      hrace__vc_join_raw(l, sn->l, sn->n);
+      hrace_clk_t o = snap_at(sn, g->c[e], sn->own);
+      hrace__vc_grow(l, sn->own + 1);
+      if (sn->own < l->n && o > l->c[sn->own]) l->c[sn->own] = o;
+    }
     pthread_mutex_unlock(&x->mu);
   }
 }

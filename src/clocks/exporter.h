@@ -28,8 +28,10 @@ uint32_t hrace__exporters_len(void);
  * taken, further threads share the last slot (orderings between them are then over-approximated;
  * a warning says so once). */
 uint32_t hrace__exporter_of(int tid);
-/* Record that exporter e published with entry value k while its local clock was l. */
-void hrace__exporter_snapshot(uint32_t e, hrace_clk_t k, const hrace_vc_t *l);
+/* Record that exporter e published with entry value k while its local clock was l, running in
+ * the context whose local entry is `own`. Called by the exporter's own thread, once per
+ * publication, before the clock leaves the process. */
+void hrace__exporter_snapshot(uint32_t e, hrace_clk_t k, const hrace_vc_t *l, uint32_t own);
 /* Is the local access (tid, c) covered by a snapshot that the global clock g knows of? */
 bool hrace__exporters_cover(uint32_t tid, hrace_clk_t c, const hrace_vc_t *g);
 /* Join into l the local knowledge that g carries about this process's exporters. */

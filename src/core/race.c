@@ -139,7 +139,8 @@ void hrace__race_side_frames(hrace_report_side_t *s, uint32_t stack, uintptr_t p
   }
   const uintptr_t *pcs = NULL;
   unsigned npcs = stack && hrace__stack_get ? hrace__stack_get(stack, &pcs) : 0;
-  for (unsigned i = 0; i < npcs && n < max; i++)
+  /* The stack ends at main: the C runtime's frames below it say nothing about the race. */
+  for (unsigned i = 0; i < npcs && n < max && strcmp(s->frames[n - 1].loc.func, "main"); i++)
     if (pcs[i] != pc) n += hrace__symbolize_frames(pcs[i], s->frames + n, max - n);
   s->nframes = n;
   s->loc = s->frames[0].loc;

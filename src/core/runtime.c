@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "access/stack.h"
 #include "clocks/exporter.h"
 #include "core/log.h"
 #include "core/options.h"
@@ -125,20 +126,31 @@ hrace_clk_t hrace__thread_epoch(void) {
 }
 
 /* The exporter entry counts the thread's publications, whichever context made them; the
- * publishing context knows at least that much of its own thread. */
+ * publishing context knows at least that much of its own thread.
+ *
+ * The snapshot of a publication is taken here, once, before the clock can leave the process:
+ * a record that arrives right after the publication is judged through it (a snapshot taken in
+ * hrace__signal_done came too late for that, and one taken there again would include what the
+ * exchange itself brought back, which the published clock did not know). */
 const hrace_vc_t *hrace__signal_clock(void) {
+  if (HRACE_UNLIKELY(atomic_load_explicit(&hrace__fwd_pending, memory_order_relaxed)))
+    hrace__fwd_flush(1);
   hrace_thread_t *t = hrace__thread();
+  hrace_ctx_t *c = t->cur;
   uint32_t e = exporter(t);
-  if (t->cur->g.c[e] < t->published) t->cur->g.c[e] = t->published;
-  return &t->cur->g;
+  if (c->g.c[e] < t->published) c->g.c[e] = t->published;
+  if (t->snapped != t->published) {
+    hrace__exporter_snapshot(e, t->published, &c->l, c->idx);
+    t->snapped = t->published;
+  }
+  return &c->g;
 }
 
 void hrace__signal_done(const char *why) {
   hrace_thread_t *t = hrace__thread();
   hrace_ctx_t *c = t->cur;
-  uint32_t e = exporter(t);
+  if (t->snapped != t->published) hrace__signal_clock();   /* published without asking */
   dump("signal", why);
-  hrace__exporter_snapshot(e, t->published, &c->l);
   t->published++;                    /* c->g.c[e] stays at the value just published */
   c->l.c[c->idx]++;
 }
@@ -248,7 +260,7 @@ hrace_aid_t hrace__local_access(uintptr_t pc, uint16_t flags, uint16_t op, uint3
     return t->cache[slot].id;
   hrace_access_t a = {
     .exporter = c->idx, .flags = flags, .op = op, .atomic_class = atomic_class,
-    .rank = hrace__proc.rank, .thread = t->tid, .pc = pc,
+    .rank = hrace__proc.rank, .thread = t->tid, .pc = pc, .stack = hrace__stack_capture_at(pc),
   };
   atomic_init(&a.clk, epoch);
   hrace_aid_t id = hrace__access_new(&a);

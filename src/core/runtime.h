@@ -62,6 +62,7 @@ typedef struct hrace_thread {
   int reply_tag;             /* tag of replies to this thread's requests on hrace__proc.ctl */
   uint32_t exporter;         /* global clock entry, once the thread has published (else ~0) */
   hrace_clk_t published;     /* the exporter entry's value: monotone across contexts */
+  hrace_clk_t snapped;       /* the publication whose snapshot is recorded */
   hrace_ctx_t base;          /* the thread's own context (idx == tid) */
   hrace_ctx_t *cur;          /* the context running now: &base or an explicit task's */
   /* Descriptor cache for the current segment, keyed by context, code address and kind. */
@@ -83,6 +84,11 @@ hrace_clk_t hrace__thread_epoch(void);
  * brings back about this process's exporters). */
 const hrace_vc_t *hrace__signal_clock(void);
 void hrace__signal_done(const char *why);
+/* Loads and stores into another process's shared-memory window segment are forwarded to it in
+ * batches (src/rma/shared.h); hrace__signal_clock delivers them (acknowledged) before a clock
+ * that may cover them is published: the delivery invariant of DESIGN.md for them. */
+extern _Atomic int hrace__fwd_pending;
+void hrace__fwd_flush(int acked);
 void hrace__wait(const hrace_clk_t *c, uint32_t n, const char *why);
 /* Length of a clock in a message (same at every process). */
 static inline uint32_t hrace__clock_len(void) { return hrace__proc.vc.n; }
