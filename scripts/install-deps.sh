@@ -1,12 +1,19 @@
 #!/usr/bin/env bash
 # Install what hrace needs to build and run, on Debian 12 (or a derivative with the same package
 # names), and only what is missing: Open MPI, LLVM's libomp (OMPT), libelf/libdw (symbols),
-# clang (instrumentation), pkg-config and make; for the tests, python3's jsonschema (validates
-# SARIF). Idempotent; a no-op when all is there.
+# clang (instrumentation), pkg-config and make. With --test, also what only the test suite
+# needs: clang-16 (its instrumentation emits the __tsan_mem* family clang 14 does not) and
+# python3's jsonschema (validates SARIF). Idempotent; a no-op when all is there.
 # Runs apt-get as root, or through sudo when not root.
 set -euo pipefail
 
 packages=(openmpi-bin libopenmpi-dev libomp-14-dev libelf-dev libdw-dev clang pkg-config make)
+testing=0
+case "${1:-}" in
+  --test) testing=1; packages+=(clang-16) ;;
+  "") ;;
+  *) echo "install-deps: unknown option '$1' (usage: install-deps.sh [--test])" >&2; exit 2 ;;
+esac
 
 installed() {   # installed PACKAGE-PATTERN: true if a package matching it is installed
   dpkg-query -W -f='${db:Status-Status}\n' "$1" 2>/dev/null | grep -qx installed
@@ -28,7 +35,7 @@ for p in "${packages[@]}"; do
   fi
 done
 # The tests run python3 from PATH; Debian's package serves it when it has no jsonschema itself.
-if ! python3 -c 'import jsonschema' >/dev/null 2>&1 && ! installed python3-jsonschema; then
+if ((testing)) && ! python3 -c 'import jsonschema' >/dev/null 2>&1 && ! installed python3-jsonschema; then
   missing+=(python3-jsonschema)
 fi
 if ((${#missing[@]} == 0)); then
