@@ -16,6 +16,7 @@ hrace_aid_t hrace__access_new(const hrace_access_t *init) {
   a->stack = init->stack;
   a->pc = init->pc;
   a->loc = init->loc;
+  a->sync = init->sync;
   /* Release: whoever reads this id from a shadow cell sees the fields above. */
   atomic_store_explicit(&a->clk, atomic_load_explicit(&init->clk, memory_order_relaxed),
                         memory_order_release);

@@ -38,6 +38,9 @@ typedef struct hrace_access {
   int32_t thread;               /* thread number in that process */
   uint32_t stack;               /* local: interned call stack at the first access (0: none) */
   uintptr_t pc;                 /* local: return address into the code that made it */
+  const char *sync;             /* the region it was made in, for reports: local, the event that
+                                   began its segment ("MPI_Barrier"); remote, the kind of access
+                                   epoch ("an exclusive lock epoch"). Static strings; or NULL */
   const void *loc;              /* remote / foreign: the source location (caller-owned, interned) */
 } hrace_access_t;
 

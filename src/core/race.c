@@ -77,53 +77,6 @@ const hrace_srcloc_t *hrace__site_intern(const char *func, const char *file, int
   return hrace__site_intern_frames(&f, 1);
 }
 
-/* ---- notes from the layers: epoch starts and per-operation regions ---- */
-typedef struct note {
-  uint64_t key;                /* epoch: exporter << 32 | clock, tagged; op: aid, tagged */
-  const char *what;            /* epoch: the event; op: its region */
-  uintptr_t ret;               /* epoch: where */
-  const hrace_srcloc_t *completed_at;
-  struct note *next;
-} note_t;
-static note_t *notes[1024];
-static pthread_mutex_t notes_mu = PTHREAD_MUTEX_INITIALIZER;
-#define NOTE_EPOCH (1ull << 63)
-
-static note_t *note_get(uint64_t key, bool create) {
-  note_t **slot = &notes[(key * 0x9E3779B97F4A7C15ull) >> 54];
-  for (note_t *n = *slot; n; n = n->next)
-    if (n->key == key) return n;
-  if (!create) return NULL;
-  note_t *n = calloc(1, sizeof *n);
-  if (!n) return NULL;
-  n->key = key;
-  n->next = *slot;
-  *slot = n;
-  return n;
-}
-
-void hrace__race_note_epoch(uint32_t exporter, hrace_clk_t c, const char *what, uintptr_t ret) {
-  pthread_mutex_lock(&notes_mu);
-  note_t *n = note_get(NOTE_EPOCH | (uint64_t)exporter << 32 | c, true);
-  if (n) n->what = what, n->ret = ret;
-  pthread_mutex_unlock(&notes_mu);
-}
-
-void hrace__race_note_op(hrace_aid_t aid, const char *sync, const hrace_srcloc_t *completed_at) {
-  pthread_mutex_lock(&notes_mu);
-  note_t *n = note_get(aid, true);
-  if (n && sync) n->what = sync;
-  if (n && completed_at) n->completed_at = completed_at;
-  pthread_mutex_unlock(&notes_mu);
-}
-
-static note_t note_copy(uint64_t key) {
-  pthread_mutex_lock(&notes_mu);
-  note_t *n = note_get(key, false), c = n ? *n : (note_t){ 0 };
-  pthread_mutex_unlock(&notes_mu);
-  return c;
-}
-
 /* ---- sides ---- */
 static unsigned depth(void) {
   long d = hrace__opt.stack_depth;
@@ -165,12 +118,6 @@ static void side_head(hrace_report_side_t *s, const hrace_access_t *a, uint64_t 
 
 static const char *base_name(const char *path);
 
-static char *fmt_where(char *buf, size_t n, const char *what, const hrace_srcloc_t *loc) {
-  if (loc && loc->line > 0) snprintf(buf, n, "%s at %s:%d", what, base_name(loc->file), loc->line);
-  else snprintf(buf, n, "%s", what);
-  return buf;
-}
-
 /* Strings built for one report; freed after it is written. */
 typedef struct scratch {
   char sync_a[256], sync_b[256], hint[1024];
@@ -183,19 +130,14 @@ static void side_rest(hrace_report_side_t *s, const hrace_access_t *a, hrace_aid
     unsigned n = st->nframes < depth() ? st->nframes : depth();
     memcpy(s->frames, st->frames, n * sizeof *s->frames);
     s->nframes = n;
-    note_t nt = note_copy(id);
-    s->sync = nt.what;
+    if (a->sync) {
+      snprintf(sync, synclen, "%s", a->sync);
+      s->sync = sync;
+    }
   } else {
     hrace__race_side_frames(s, a->stack, a->pc);
-    if (a->flags & HRACE_ACC_LOCALCLK) return;   /* a thread's local time: no exporter epoch */
-    note_t nt = note_copy(NOTE_EPOCH | (uint64_t)a->exporter << 32 |
-                          atomic_load_explicit(&a->clk, memory_order_relaxed));
-    if (nt.what) {
-      hrace_srcloc_t at;
-      hrace__symbolize(nt.ret, &at);
-      char where[200];
-      snprintf(sync, synclen, "the segment after %s",
-               fmt_where(where, sizeof where, nt.what, nt.ret ? &at : NULL));
+    if (a->sync) {
+      snprintf(sync, synclen, "the segment after %s", a->sync);
       s->sync = sync;
     }
   }
@@ -258,11 +200,7 @@ static void hint(char *out, size_t n, const hrace_access_t *now, const hrace_acc
                      "complete had completed it, and no synchronisation after that reached %s "
                      "from rank %d", b, a, sb->rank);
   } else if (rprev) {
-    note_t nt = note_copy(prev_id);
-    char done[200] = "its completion";
-    if (nt.completed_at)
-      snprintf(done, sizeof done, "its completion by %s at %s:%d", nt.completed_at->func,
-               base_name(nt.completed_at->file), nt.completed_at->line);
+    const char *done = "its completion";
     if (sb->rank == sa->rank)
       len = snprintf(out, n, "%s is not ordered after %s: no synchronisation of rank %d's threads "
                      "lies between %s and the %s", a, b, sa->rank, done, sa->op);

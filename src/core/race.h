@@ -17,17 +17,8 @@ const hrace_srcloc_t *hrace__site_intern(const char *func, const char *file, int
 /* The same with the origin's short stack (innermost first; frames[0] is the location). */
 const hrace_srcloc_t *hrace__site_intern_frames(const hrace_frame_t *frames, unsigned n);
 
-/* What the layers tell the report about synchronisation, when they know it (all optional;
- * a report without them says less, not something wrong):
- *  - hrace__race_note_epoch: exporter x's epoch c began at a synchronisation event `what`
- *    (a constant string such as "MPI_Barrier") made at code address ret (0: unknown). Local
- *    accesses stamped (x, c) then show "after MPI_Barrier at a.c:30" as their region.
- *  - hrace__race_note_op: the remote operation `aid` was issued in region `sync` (a string the
- *    caller keeps alive, e.g. "exclusive lock epoch on rank 1 (MPI_Win_lock at a.c:20)"); and
- *    when known, `completed_at` is the call that completed it (MPI_Win_unlock at a.c:57), which
- *    the hint then names. Either may be NULL; a second call fills what the first left out. */
-void hrace__race_note_epoch(uint32_t exporter, hrace_clk_t c, const char *what, uintptr_t ret);
-void hrace__race_note_op(hrace_aid_t aid, const char *sync, const hrace_srcloc_t *completed_at);
+/* The synchronisation region of each side comes from its descriptor's `sync` label
+ * (clocks/access.h): set by the runtime for local accesses, from the record for remote ones. */
 
 /* For reports built outside the shadow (origin buffers, message buffers): fill side s's short
  * stack from access descriptor fields (stack id, return address), the variable or allocation

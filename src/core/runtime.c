@@ -153,6 +153,7 @@ void hrace__signal_done(const char *why) {
   dump("signal", why);
   t->published++;                    /* c->g.c[e] stays at the value just published */
   c->l.c[c->idx]++;
+  c->region = why;
 }
 
 void hrace__wait(const hrace_clk_t *clk, uint32_t n, const char *why) {
@@ -160,6 +161,7 @@ void hrace__wait(const hrace_clk_t *clk, uint32_t n, const char *why) {
   hrace_vc_t got = { .n = n, .c = (hrace_clk_t *)clk };
   hrace__vc_join_raw(&t->cur->g, clk, n);
   hrace__exporters_recall(&got, &t->cur->l);
+  t->cur->region = why;
   dump("wait", why);
 }
 
@@ -184,6 +186,7 @@ void hrace__release(hrace_sync_t *s, const char *why) {
   hrace__vc_join(&s->g, &c->g);
   pthread_mutex_unlock(&s->mu);
   c->l.c[c->idx]++;
+  c->region = why;
   dump("release", why);
 }
 
@@ -195,6 +198,7 @@ void hrace__acquire(hrace_sync_t *s, const char *why) {
   hrace__vc_join(&c->l, &s->l);
   hrace__vc_join(&c->g, &s->g);
   pthread_mutex_unlock(&s->mu);
+  c->region = why;
   dump("acquire", why);
 }
 
@@ -231,6 +235,7 @@ hrace_ctx_t *hrace__ctx_new(void) {
   hrace__vc_init(&c->g, 0);
   hrace__vc_copy(&c->g, &cr->g);
   c->g.local = &c->l;
+  c->region = "task creation";
   cr->l.c[cr->idx]++;                /* the creator's later accesses are not the task's past */
   return c;
 }
@@ -261,6 +266,7 @@ hrace_aid_t hrace__local_access(uintptr_t pc, uint16_t flags, uint16_t op, uint3
   hrace_access_t a = {
     .exporter = c->idx, .flags = flags, .op = op, .atomic_class = atomic_class,
     .rank = hrace__proc.rank, .thread = t->tid, .pc = pc, .stack = hrace__stack_capture_at(pc),
+    .sync = c->region,
   };
   atomic_init(&a.clk, epoch);
   hrace_aid_t id = hrace__access_new(&a);

@@ -51,6 +51,7 @@ extern hrace_proc_t hrace__proc;
  * thread are not ordered by that accident. `idx` is the context's entry in the local part. */
 typedef struct hrace_ctx {
   uint32_t idx;
+  const char *region;        /* the last synchronisation event of this context (reports) */
   hrace_vc_t l;              /* local clock part: entry per context of this process */
   hrace_vc_t g;              /* global clock part: entry per exporter; g.local = &l */
 } hrace_ctx_t;

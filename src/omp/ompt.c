@@ -165,15 +165,15 @@ static void on_parallel_begin(ompt_data_t *task_data, const ompt_frame_t *frame,
                               const void *codeptr) {
   region_t *r = region_new();
   parallel_data->ptr = r;
-  hrace__release(&r->fork, "parallel begin");
+  hrace__release(&r->fork, "the fork of a parallel region");
 }
 
 static void on_parallel_end(ompt_data_t *parallel_data, ompt_data_t *task_data, int flags,
                             const void *codeptr) {
   region_t *r = parallel_data->ptr;
   if (!r) return;
-  hrace__acquire(&r->join, "parallel end");
-  hrace__acquire(&r->tasks_done, "parallel end");
+  hrace__acquire(&r->join, "the join of a parallel region");
+  hrace__acquire(&r->tasks_done, "the join of a parallel region");
   parallel_data->ptr = NULL;
   region_unref(r);
 }
@@ -186,11 +186,11 @@ static void on_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t *parall
     task_t *t = task_new(NULL, r, 1);
     t->started = 1;
     task_data->ptr = t;
-    if (r) hrace__acquire(&r->fork, "implicit task begin");
+    if (r) hrace__acquire(&r->fork, "the fork of a parallel region");
   } else {
     task_t *t = task_data->ptr;
     if (!t) return;
-    if (t->region) hrace__release(&t->region->join, "implicit task end");
+    if (t->region) hrace__release(&t->region->join, "the end of a parallel region");
     task_data->ptr = NULL;
     task_unref(t);
   }
@@ -220,10 +220,10 @@ static void on_sync_region(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoi
     if (!r) return;                           /* a team of one */
     hrace_sync_t *gen = &r->barrier[t->barriers & 1];
     if (endpoint == ompt_scope_begin) {
-      hrace__release(gen, "barrier");
+      hrace__release(gen, "an OpenMP barrier");
     } else {
-      hrace__acquire(gen, "barrier");
-      hrace__acquire(&r->tasks_done, "barrier");
+      hrace__acquire(gen, "an OpenMP barrier");
+      hrace__acquire(&r->tasks_done, "an OpenMP barrier");
       t->barriers++;
     }
   } else if (kind == ompt_sync_region_taskwait) {
@@ -238,7 +238,7 @@ static void on_sync_region(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoi
       t->group = g;
     } else if (t->group) {
       group_t *g = t->group;
-      hrace__acquire(&g->done, "taskgroup end");
+      hrace__acquire(&g->done, "the end of a taskgroup");
       t->group = group_ref(g->outer);
       group_unref(g);
     }
@@ -246,11 +246,11 @@ static void on_sync_region(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoi
 }
 
 static void on_mutex_acquired(ompt_mutex_t kind, ompt_wait_id_t wait_id, const void *codeptr) {
-  hrace__acquire(&lookup(&mutexes, wait_id)->a, "mutex acquired");
+  hrace__acquire(&lookup(&mutexes, wait_id)->a, "acquiring an OpenMP lock, critical or ordered");
 }
 
 static void on_mutex_released(ompt_mutex_t kind, ompt_wait_id_t wait_id, const void *codeptr) {
-  hrace__release(&lookup(&mutexes, wait_id)->a, "mutex released");
+  hrace__release(&lookup(&mutexes, wait_id)->a, "releasing an OpenMP lock, critical or ordered");
 }
 
 static void on_task_create(ompt_data_t *parent_data, const ompt_frame_t *frame,
@@ -294,9 +294,9 @@ static void task_starts(task_t *t) {
 }
 
 static void task_completes(task_t *t) {
-  if (t->parent) hrace__release(&t->parent->children, "task complete");
-  for (group_t *g = t->group; g; g = g->outer) hrace__release(&g->done, "task complete");
-  if (t->region) hrace__release(&t->region->tasks_done, "task complete");
+  if (t->parent) hrace__release(&t->parent->children, "the completion of a task");
+  for (group_t *g = t->group; g; g = g->outer) hrace__release(&g->done, "the completion of a task");
+  if (t->region) hrace__release(&t->region->tasks_done, "the completion of a task");
   for (unsigned i = 0; i < t->ndeps; i++) {
     keyed_t *k = lookup(&depvars, dep_key(&t->deps[i]));
     switch (t->deps[i].dependence_type) {

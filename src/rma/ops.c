@@ -32,6 +32,26 @@ int hrace__rma_in_epoch(const hrace_win_t *w, int target) {
          (w->started && w->start_group[target]);
 }
 
+uint32_t hrace__rma_epoch_kind(const hrace_win_t *w, int target) {
+  if (target >= 0 && target < w->gsize && w->lock[target] == HRACE_LOCK_EXCL) return HRACE_EPOCH_EXCL;
+  if (w->lock_all) return HRACE_EPOCH_LOCK_ALL;
+  if (target >= 0 && target < w->gsize && w->lock[target] == HRACE_LOCK_SHARED) return HRACE_EPOCH_SHARED;
+  if (w->started && target >= 0 && target < w->gsize && w->start_group[target]) return HRACE_EPOCH_PSCW;
+  if (w->fence_epoch) return HRACE_EPOCH_FENCE;
+  return HRACE_EPOCH_NONE;
+}
+
+const char *hrace__rma_epoch_label(uint32_t kind) {
+  switch (kind) {
+  case HRACE_EPOCH_EXCL: return "an exclusive lock epoch (MPI_Win_lock)";
+  case HRACE_EPOCH_SHARED: return "a shared lock epoch (MPI_Win_lock)";
+  case HRACE_EPOCH_LOCK_ALL: return "a lock_all epoch (MPI_Win_lock_all)";
+  case HRACE_EPOCH_PSCW: return "an access epoch opened by MPI_Win_start";
+  case HRACE_EPOCH_FENCE: return "a fence epoch (MPI_Win_fence)";
+  default: return NULL;
+  }
+}
+
 hrace_msg_t hrace__rma_msg(const hrace_win_t *w, uint32_t type) {
   return (hrace_msg_t){ .type = type, .win = w->id, .origin = hrace__proc.rank,
                         .thread = hrace__thread()->tid, .reply_tag = hrace__thread()->reply_tag,
@@ -122,6 +142,7 @@ void hrace__rma_end(hrace_rma_call_t *c, int rc) {
       .thread = hrace__thread()->tid, .exporter = hrace__thread_exporter(),
       .op = (uint16_t)c->op, .flags = flags,
       .atomic_class = cls, .nranges = c->nranges, .line = loc.line, .disp = (uint64_t)c->disp,
+      .epoch = hrace__rma_epoch_kind(w, c->target),
     };
     int to = hrace__win_world(w, c->target);
     pthread_mutex_lock(&w->omu);

@@ -162,7 +162,7 @@ void hrace__rma_apply(hrace_win_t *w, const hrace_msg_t *h, const uint64_t *rang
   hrace_access_t a = {
     .exporter = h->exporter, .flags = h->flags, .op = h->op,
     .atomic_class = h->atomic_class, .rank = h->origin, .thread = h->thread,
-    .loc = hrace__site_intern(func, file, h->line),
+    .loc = hrace__site_intern(func, file, h->line), .sync = hrace__rma_epoch_label(h->epoch),
   };
   atomic_init(&a.clk, HRACE_CLK_INF);   /* in flight until COMPLETE / UNLOCK / DONE */
   hrace_aid_t aid = hrace__access_new(&a);

@@ -56,6 +56,8 @@ typedef struct hrace_msg {
   uint32_t func_len, file_len; /* lengths (with NUL) of the strings after the clock */
   uint32_t blob_len;           /* FWD: bytes of per-access data after the strings */
   uint64_t disp;               /* OP: target displacement (units of the target's disp_unit) */
+  uint32_t epoch;              /* OP: the kind of access epoch it was issued in (rma.h) */
+  uint32_t pad;
 } hrace_msg_t;
 /* Followed by: uint64_t ranges[2 * nranges] (OP: byte offsets relative to disp * disp_unit,
  * and lengths), hrace_clk_t vc[vc_n], char func[func_len], char file[file_len],

@@ -74,4 +74,10 @@ void hrace__annotate_on_psig(const hrace_msg_t *h, const hrace_clk_t *vc);
 void hrace__annotate_on_rsig(hrace_win_t *w, const hrace_msg_t *h, const uint64_t *ranges,
                              const hrace_clk_t *vc);
 void hrace__annotate_on_rwait(hrace_win_t *w, const hrace_msg_t *h, const uint64_t *ranges);
+/* The kind of access epoch an operation to `target` is issued in, and its label for reports
+ * (the `sync` of the operation's descriptor). */
+enum { HRACE_EPOCH_NONE, HRACE_EPOCH_EXCL, HRACE_EPOCH_SHARED, HRACE_EPOCH_LOCK_ALL,
+       HRACE_EPOCH_PSCW, HRACE_EPOCH_FENCE };
+uint32_t hrace__rma_epoch_kind(const hrace_win_t *w, int target);
+const char *hrace__rma_epoch_label(uint32_t kind);
 #endif
