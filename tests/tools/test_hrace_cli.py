@@ -324,11 +324,11 @@ def validate_sarif(path):
 
 def full_race(id_, rank):
     """A race with every optional field: stack with an inlined frame, region, memory, hint."""
-    a = side("load", 1, "/work/src/app/x.c", 31)
-    a.update(func="get", file="/work/src/app/h.h", line=3, stack=[
-        {"func": "get", "file": "/work/src/app/h.h", "line": 3, "inlined": True},
-        {"func": "main", "file": "/work/src/app/x.c", "line": 31, "inlined": False},
-        {"func": "start", "file": "/work/src/app/x.c", "line": 70, "inlined": False}], sync=None)
+    a = side("load", 1, "/srv/app/x.c", 31)
+    a.update(func="get", file="/srv/app/h.h", line=3, stack=[
+        {"func": "get", "file": "/srv/app/h.h", "line": 3, "inlined": True},
+        {"func": "main", "file": "/srv/app/x.c", "line": 31, "inlined": False},
+        {"func": "start", "file": "/srv/app/x.c", "line": 70, "inlined": False}], sync=None)
     b = side("MPI_Put", 0, "/usr/src/lib/y.c", 25)
     b.update(stack=[{"func": "main", "file": "/usr/src/lib/y.c", "line": 25, "inlined": False}],
              sync="exclusive lock epoch on rank 1 (MPI_Win_lock at y.c:20)")
@@ -344,14 +344,14 @@ def report_tests(H, tmp, out_json):
     os.makedirs(d)
     write_jsonl(os.path.join(d, "rank-1.jsonl"), [
         full_race(1, 1), {"type": "race-count", "id": 1, "rank": 1, "count": 4},
-        race(2, 1, "rma-rma", side("MPI_Put", 0, "/work/src/app/x.c", 40),
-             side("MPI_Put", 0, "/work/src/app/x.c", 41), window="grid"),
+        race(2, 1, "rma-rma", side("MPI_Put", 0, "/srv/app/x.c", 40),
+             side("MPI_Put", 0, "/srv/app/x.c", 41), window="grid"),
         {"type": "crash", "rank": 1, "reason": "signal", "signal": 11, "code": 0, "races": 2}])
     write_jsonl(os.path.join(d, "rank-0.jsonl"),
                 [{"type": "crash", "rank": 0, "reason": "MPI_Abort", "signal": 0, "code": 3,
                   "races": 0}])
     sarif = os.path.join(tmp, "out.sarif")
-    rc, out, errs = H("merge", d, "--sarif", sarif, "--source-root", "/work/src")
+    rc, out, errs = H("merge", d, "--sarif", sarif, "--source-root", "/srv")
     is_(66, rc, "full report: exit 66")
     want = "\n".join([
         '==hrace== WARNING: data race (remote) on window "halo" of rank 1, bytes [0,4)',
@@ -393,12 +393,12 @@ def report_tests(H, tmp, out_json):
         "stack frames of the first access")
     ok("rank 1's load (h.h:3) is not ordered" in r["message"]["text"], "hint in the message",
        "hint", r["message"]["text"])
-    is_("file:///work/src/", run["originalUriBaseIds"]["%SRCROOT%"]["uri"], "%SRCROOT% defined")
+    is_("file:///srv/", run["originalUriBaseIds"]["%SRCROOT%"]["uri"], "%SRCROOT% defined")
     notes = run["invocations"][0].get("toolExecutionNotifications", [])
     ok(len(notes) == 2 and not run["invocations"][0]["executionSuccessful"],
        "ranks that ended early are tool notifications", 2, notes)
     fp = r["partialFingerprints"]["hraceRace/v1"]
-    rc, out, errs = H("merge", d, "--sarif", sarif, "--source-root", "/work/src/")
+    rc, out, errs = H("merge", d, "--sarif", sarif, "--source-root", "/srv/")
     is_(fp, json.load(open(sarif))["runs"][0]["results"][0]["partialFingerprints"]["hraceRace/v1"],
         "fingerprint stable across runs")
     clean = os.path.join(tmp, "clean")
