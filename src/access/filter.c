@@ -13,7 +13,6 @@
 #include <string.h>
 
 hrace_gate_t hrace__gate;
-_Atomic(hrace_ranges_t *) hrace__filter_ranges = NULL;
 
 typedef struct ent {
   _Atomic uintptr_t lo, hi, maxhi;
@@ -166,24 +165,6 @@ void hrace__filter_history_on(void) {
   pthread_mutex_unlock(&mu);
 }
 
-/* The compatibility copy (filter.h). Replaced copies are freed RETIRE changes later. */
-#define RETIRE 256
-static hrace_ranges_t *retired[RETIRE];
-static unsigned nretired;
-
-static void publish_copy(arr_t *ar, unsigned n) {
-  hrace_ranges_t *rs = malloc(sizeof *rs + (n ? n : 1) * sizeof rs->r[0]);
-  if (!rs) abort();
-  rs->n = n;
-  for (unsigned i = 0; i < n; i++)
-    rs->r[i] = (hrace_range_t){ LD(ar->e[i].lo), LD(ar->e[i].hi), LD(ar->e[i].kind), LD(ar->e[i].owner) };
-  hrace_ranges_t *old = atomic_exchange_explicit(&hrace__filter_ranges, rs, memory_order_acq_rel);
-  if (!old) return;
-  unsigned slot = nretired++ % RETIRE;
-  free(retired[slot]);
-  retired[slot] = old;
-}
-
 void hrace__filter_add(uintptr_t lo, uintptr_t hi, int kind, void *owner) {
   if (hi <= lo) return;
   pthread_mutex_lock(&mu);
@@ -225,21 +206,16 @@ void hrace__filter_add(uintptr_t lo, uintptr_t hi, int kind, void *owner) {
   fix_maxhi(ar, at, n + 1);
   ST(count, n + 1);
   write_end();
-  publish_copy(ar, n + 1);
   pthread_mutex_unlock(&mu);
 }
 
-void hrace__filter_remove(void *owner) {
+/* Remove, in one pass, every range for which drop(owner, kind, arg) holds. */
+static void remove_where(int (*drop)(void *owner, int kind, void *arg), void *arg) {
   pthread_mutex_lock(&mu);
   arr_t *ar = LD(cur);
-  unsigned n = LD(count), k = 0;
-  if (!ar) {
-    pthread_mutex_unlock(&mu);
-    return;
-  }
-  unsigned first = n;
+  unsigned n = ar ? LD(count) : 0, first = n, k;
   for (unsigned i = 0; i < n; i++)
-    if (LD(ar->e[i].owner) == owner) {
+    if (drop(LD(ar->e[i].owner), LD(ar->e[i].kind), arg)) {
       first = i;
       break;
     }
@@ -250,7 +226,7 @@ void hrace__filter_remove(void *owner) {
   write_begin();
   k = first;
   for (unsigned i = first; i < n; i++) {
-    if (LD(ar->e[i].owner) == owner) continue;
+    if (drop(LD(ar->e[i].owner), LD(ar->e[i].kind), arg)) continue;
     ST(ar->e[k].lo, LD(ar->e[i].lo));
     ST(ar->e[k].hi, LD(ar->e[i].hi));
     ST(ar->e[k].owner, LD(ar->e[i].owner));
@@ -260,7 +236,21 @@ void hrace__filter_remove(void *owner) {
   fix_maxhi(ar, first, k);
   ST(count, k);
   write_end();
-  publish_gate(ar, k);   /* narrow after the range is gone */
-  publish_copy(ar, k);
+  publish_gate(ar, k);   /* narrow after the ranges are gone */
   pthread_mutex_unlock(&mu);
+}
+
+static int is_owner(void *owner, int kind, void *arg) { return owner == arg; }
+
+void hrace__filter_remove(void *owner) { remove_where(is_owner, owner); }
+
+typedef struct { int kind; int (*gone)(void *); } gone_arg_t;
+static int is_gone(void *owner, int kind, void *arg) {
+  const gone_arg_t *g = arg;
+  return kind == g->kind && g->gone(owner);
+}
+
+void hrace__filter_remove_if(int kind, int (*gone)(void *owner)) {
+  gone_arg_t g = { kind, gone };
+  remove_where(is_gone, &g);
 }

@@ -84,13 +84,7 @@ bool hrace__filter_gap(uintptr_t a, uintptr_t *lo, uintptr_t *hi, unsigned *seq)
 
 void hrace__filter_add(uintptr_t lo, uintptr_t hi, int kind, void *owner);
 void hrace__filter_remove(void *owner);   /* every range of that owner */
-
-/* Compatibility: an immutable copy of the ranges, replaced at each change. A reader may use
- * one copy only briefly (copies are freed 256 changes after their replacement); new code uses
- * hrace__filter_find, which has no such limit. */
-typedef struct hrace_ranges {
-  unsigned n;
-  hrace_range_t r[];
-} hrace_ranges_t;
-extern _Atomic(hrace_ranges_t *) hrace__filter_ranges;
+/* Every range of `kind` whose owner `gone(owner)` says is gone, in one pass: completing an
+ * epoch of many operations untracks their buffers in O(ranges), not O(ranges) each. */
+void hrace__filter_remove_if(int kind, int (*gone)(void *owner));
 #endif

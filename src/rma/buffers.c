@@ -57,6 +57,7 @@ typedef struct span {          /* one buffer: sorted, coalesced absolute (addres
 struct region {
   int what;                    /* HRACE_BUF_OP (buffers.h) */
   int live;
+  int gone;                    /* emptied, waiting to leave the filter (untrack) */
   uintptr_t lo, hi;
   span_t *spans;
   unsigned nwriters;           /* spans that write */
@@ -166,12 +167,37 @@ static hrace_aid_t span_aid(hrace_inflight_t *o, span_t *s) {
   return s->aid;
 }
 
+/* The tracked ranges meeting [lo, hi): a binary search in the filter, not a walk over every
+ * live buffer, so an epoch of n operations costs O(n log n), not O(n^2). *out is `stack` or
+ * a heap array for the caller to free. */
+static unsigned tracked(uintptr_t lo, uintptr_t hi, hrace_range_t *stack, unsigned nstack,
+                        hrace_range_t **out) {
+  *out = stack;
+  unsigned k = hi > lo ? hrace__filter_find(lo, hi - lo, stack, nstack) : 0;
+  while (k > nstack) {
+    if (*out != stack) free(*out);
+    nstack = k;
+    if (!(*out = malloc(nstack * sizeof **out))) abort();
+    k = hrace__filter_find(lo, hi - lo, *out, nstack);
+  }
+  return k;
+}
+
+/* The live region behind a tracked range, or NULL (a window, a peer's segment, a region that
+ * has emptied and waits to be untracked, or one recycled for another hull). Caller holds mu. */
+static region_t *region_at(const hrace_range_t *fr) {
+  if (fr->kind != HRACE_TRACK_BUFFER || *(int *)fr->owner != HRACE_BUF_OP) return NULL;
+  region_t *g = fr->owner;
+  return g->live && g->lo == fr->lo && g->hi == fr->hi ? g : NULL;
+}
+
 /* The bytes of span s that lie in this process's windows go to their shadow. */
 static void into_windows(hrace_inflight_t *o, span_t *s) {
-  hrace_ranges_t *rs = atomic_load_explicit(&hrace__filter_ranges, memory_order_acquire);
-  for (unsigned i = 0; rs && i < rs->n; i++) {
-    const hrace_range_t *fr = &rs->r[i];
-    if (fr->kind != HRACE_TRACK_WINDOW || fr->lo >= s->hi || fr->hi <= s->lo) continue;
+  hrace_range_t stack[8], *rs;
+  unsigned nr = tracked(s->lo, s->hi, stack, 8, &rs);
+  for (unsigned i = 0; i < nr; i++) {
+    const hrace_range_t *fr = &rs[i];
+    if (fr->kind != HRACE_TRACK_WINDOW) continue;
     hrace_win_t *seg = fr->owner;
     for (uint32_t j = 0; j < s->n; j++) {
       uintptr_t a = (uintptr_t)s->r[2 * j], b = a + (uintptr_t)s->r[2 * j + 1];
@@ -182,14 +208,23 @@ static void into_windows(hrace_inflight_t *o, span_t *s) {
                            hrace__race_sink, seg);
     }
   }
+  if (rs != stack) free(rs);
 }
 
 static void on_request_done(void *arg, MPI_Request req, const MPI_Status *status);
 
-/* Caller holds mu. The live region of hull [lo, hi), created (and tracked) if new. */
+/* Caller holds mu. The live region of hull [lo, hi), created (and tracked) if new. Every live
+ * region is in the filter (tracked under mu), so the filter finds it. */
 static region_t *region_of(uintptr_t lo, uintptr_t hi, int *created) {
-  for (region_t *g = regions; g; g = g->next)
-    if (g->lo == lo && g->hi == hi) return g;
+  hrace_range_t stack[8], *rs;
+  unsigned nr = tracked(lo, hi, stack, 8, &rs);
+  region_t *found = NULL;
+  for (unsigned i = 0; i < nr && !found; i++) {
+    region_t *g = region_at(&rs[i]);
+    if (g && g->lo == lo && g->hi == hi) found = g;
+  }
+  if (rs != stack) free(rs);
+  if (found) return found;
   region_t *g = free_regions;
   if (g) free_regions = g->next;
   else if (!(g = calloc(1, sizeof *g))) abort();
@@ -222,10 +257,13 @@ void hrace__buffers_issue(const hrace_rma_call_t *c, const hrace_srcloc_t *site)
   pthread_mutex_lock(&mu);
   /* Two operations in flight over the same bytes, one of them writing: a race (both are in
    * flight now, see the top of this file). */
-  for (region_t *g = regions; g; g = g->next)
-    for (unsigned j = 0; j < n.nspan; j++) {
-      const span_t *ns = &n.span[j];
-      if (g->lo >= ns->hi || ns->lo >= g->hi || (!g->nwriters && !ns->writes)) continue;
+  for (unsigned j = 0; j < n.nspan; j++) {
+    const span_t *ns = &n.span[j];
+    hrace_range_t stack[8], *rs;
+    unsigned nr = tracked(ns->lo, ns->hi, stack, 8, &rs);
+    for (unsigned i = 0; i < nr; i++) {
+      region_t *g = region_at(&rs[i]);
+      if (!g || (!g->nwriters && !ns->writes)) continue;
       for (const span_t *s = g->spans; s; s = s->rnext) {
         uintptr_t at, end;
         if ((!s->writes && !ns->writes) || !spans_meet(s, ns, &at, &end)) continue;
@@ -234,6 +272,8 @@ void hrace__buffers_issue(const hrace_rma_call_t *c, const hrace_srcloc_t *site)
         report(s, &now, at);
       }
     }
+    if (rs != stack) free(rs);
+  }
   hrace_inflight_t *o = freelist;
   if (o) freelist = o->next;
   else if (!(o = malloc(sizeof *o))) abort();
@@ -287,6 +327,7 @@ static void finish(hrace_inflight_t *o, region_t **gone) {
     g->nwriters -= s->writes != 0;
     if (!g->spans) {
       g->live = 0;
+      g->gone = 1;
       if (g->prev) g->prev->next = g->next;
       else regions = g->next;
       if (g->next) g->next->prev = g->prev;
@@ -308,13 +349,18 @@ static void finish(hrace_inflight_t *o, region_t **gone) {
 
 /* Untrack emptied regions, then recycle them (a reader holding an old filter array may still
  * reach one: it finds it dead, or alive for another buffer and checks that one exactly). */
+static int region_gone(void *owner) {
+  return *(int *)owner == HRACE_BUF_OP && ((region_t *)owner)->gone;
+}
+
 static void untrack(region_t *gone) {
-  for (region_t *g = gone; g; g = g->next) hrace__filter_remove(g);
   if (!gone) return;
+  hrace__filter_remove_if(HRACE_TRACK_BUFFER, region_gone);   /* one pass for all of them */
   pthread_mutex_lock(&mu);
   while (gone) {
     region_t *g = gone;
     gone = g->next;
+    g->gone = 0;
     g->next = free_regions;
     free_regions = g;
   }

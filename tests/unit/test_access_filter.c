@@ -53,8 +53,6 @@ static void test_basics(void) {
   ok(r[0].owner == OW(1) && r[1].owner == OW(3), "window first (lower start)");
   is_int(3, find(A, 200, r), "a range over everything finds all three");
   is_int(3, hrace__filter_find(A, 200, r, 2), "a short output array still counts all three");
-  hrace_ranges_t *rs = atomic_load(&hrace__filter_ranges);
-  ok(rs && rs->n == 3, "the compatibility copy has the three ranges");
 
   /* Gaps: the largest stretch around an address that holds no tracked byte. */
   uintptr_t lo, hi;
@@ -82,8 +80,23 @@ static void test_basics(void) {
   hrace__filter_remove(OW(3));
   hrace__filter_remove(OW(3));
   ok(!hrace__filter_maybe(A + 15) && !hrace__filter_maybe(A + 150), "all removed: the gate is shut");
-  rs = atomic_load(&hrace__filter_ranges);
-  ok(rs && rs->n == 0, "the compatibility copy is empty");
+  is_int(0, hrace__filter_find(A, 1000, r, 4), "nothing is found any more");
+}
+
+/* Removing every range of one kind whose owner is gone, in one pass. */
+static int odd_owner(void *owner) { return (((char *)owner - (char *)owners) / sizeof owners[0]) % 2 == 1; }
+static void test_remove_if(void) {
+  hrace_range_t r[8];
+  for (int k = 0; k < 6; k++)
+    hrace__filter_add(A + 100 * (uintptr_t)k, A + 100 * (uintptr_t)k + 50, HRACE_TRACK_BUFFER, OW(k));
+  hrace__filter_add(A + 1000, A + 1050, HRACE_TRACK_WINDOW, OW(1));   /* odd owner, other kind */
+  hrace__filter_remove_if(HRACE_TRACK_BUFFER, odd_owner);
+  is_int(4, find(A, 1100, r), "the three odd buffers went, the window of an odd owner stayed");
+  ok(r[0].owner == OW(0) && r[1].owner == OW(2) && r[2].owner == OW(4) && r[3].owner == OW(1),
+     "the even buffers and the window remain, in address order");
+  for (int k = 0; k < 6; k += 2) hrace__filter_remove(OW(k));
+  hrace__filter_remove(OW(1));
+  is_int(0, find(A, 1100, r), "all removed");
 }
 
 /* More ranges than the first array holds, added out of order, some owners with two ranges. */
@@ -150,6 +163,7 @@ static void test_readers(void) {
 int main(void) {
   test_basics();
   test_many();
+  test_remove_if();
   test_readers();
   return tap_done();
 }
