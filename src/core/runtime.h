@@ -107,7 +107,9 @@ void hrace__acquire(hrace_sync_t *s, const char *why);   /* the caller joins s *
 
 /* Explicit tasks' contexts: created from the creating context (the creation edge), run by
  * switching the thread's current context, ended when the task completes. */
-hrace_ctx_t *hrace__ctx_new(void);                /* copy of the caller's context; caller ticks */
+/* A copy of the caller's context (the caller ticks), or NULL when `task_clocks` contexts are
+ * live already and no entry can be reused: the task then runs on its thread's clock. */
+hrace_ctx_t *hrace__ctx_new(void);
 void hrace__ctx_switch(hrace_ctx_t *c);           /* NULL: back to the thread's own */
 void hrace__ctx_end(hrace_ctx_t *c);              /* its index may serve a later task */
 

@@ -57,7 +57,9 @@ typedef struct task {
   group_t *group;                  /* innermost taskgroup this task belongs to / has opened */
   unsigned barriers;               /* implicit tasks: barriers passed */
   int started, implicit;
-  hrace_ctx_t *ctx;                /* explicit tasks: their own clock context */
+  hrace_ctx_t *ctx;                /* explicit tasks: their own clock context, or NULL when the
+                                      bound on task contexts was reached (runtime.h) */
+  hrace_sync_t created;            /* without a context: the creation edge, acquired at start */
   hrace_sync_t children;
   unsigned ndeps;
   ompt_dependence_t *deps;
@@ -106,6 +108,7 @@ static task_t *task_new(task_t *parent, region_t *region, int implicit) {
   t->region = region_ref(region);
   t->group = group_ref(parent ? parent->group : NULL);
   t->implicit = implicit;
+  hrace__sync_obj_init(&t->created);
   hrace__sync_obj_init(&t->children);
   return t;
 }
@@ -115,6 +118,7 @@ static void task_unref(task_t *t) {
     region_unref(t->region);
     group_unref(t->group);
     if (t->ctx) hrace__ctx_end(t->ctx);
+    hrace__sync_obj_destroy(&t->created);
     hrace__sync_obj_destroy(&t->children);
     free(t->deps);
     free(t);
@@ -260,6 +264,7 @@ static void on_task_create(ompt_data_t *parent_data, const ompt_frame_t *frame,
   task_t *t = task_new(parent, parent ? parent->region : NULL, 0);
   new_data->ptr = t;
   t->ctx = hrace__ctx_new();               /* the creation edge: a copy of the creator's clock */
+  if (!t->ctx) hrace__release(&t->created, "task creation");
 }
 
 static void on_dependences(ompt_data_t *task_data, const ompt_dependence_t *deps, int ndeps) {
@@ -276,6 +281,7 @@ static uint64_t dep_key(const ompt_dependence_t *d) { return (uint64_t)(uintptr_
 /* Runs in the task's own context (the caller switched to it). */
 static void task_starts(task_t *t) {
   t->started = 1;
+  if (!t->ctx) hrace__acquire(&t->created, "the start of a task");
   for (unsigned i = 0; i < t->ndeps; i++) {
     keyed_t *k = lookup(&depvars, dep_key(&t->deps[i]));
     switch (t->deps[i].dependence_type) {
