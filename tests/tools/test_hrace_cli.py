@@ -199,6 +199,11 @@ def run_tests(hrace_src, tmp):
     is_((0, "hrace: no data races found (reports of 2 ranks)\n"), (rc, errs),
         "no races: exit 0, only the summary line")
     is_("", open(out_json).read(), "no races: --json file written, empty")
+    d4 = os.path.join(tmp, "empty")
+    os.makedirs(d4)
+    rc, out, errs = H("merge", d4)
+    is_((0, "hrace: no rank wrote a report: nothing was checked\n"), (rc, errs.splitlines(True)[-1]),
+        "no report files: says nothing was checked, not that no race was found")
 
     # ---- run with fake jobs --------------------------------------------------------------------
     job = os.path.join(tmp, "fakejob.py")
