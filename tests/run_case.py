@@ -10,6 +10,7 @@ own session / process group and is killed as a whole when it exceeds the timeout
 verdict or the reported lines change from one run to the next."""
 
 import argparse
+import glob
 import json
 import os
 import re
@@ -25,7 +26,7 @@ RACE_EXIT = 66                   # hrace run's default exit status when a race w
 COMPILE_TIMEOUT = 180
 TAIL_LINES = 120                 # lines of job output shown on failure
 KEYS = ("ranks", "expect", "pair", "openmp", "env", "cflags", "count", "suppressions", "golden",
-        "cc", "fortran", "todo")
+        "cc", "fortran", "todo", "diagnostic")
 # cc: COMPILER        build with HRACE_CC=COMPILER (e.g. gcc) instead of hrace-cc's default
 # fortran: FILE...    Fortran sources beside the case, compiled with hrace-fort and linked in;
 #                     `pair:` sides in them are written FILE:LINE
@@ -55,6 +56,7 @@ class Case:
         self.cc = None               # HRACE_CC for the compile, or hrace-cc's default
         self.fortran = []            # absolute paths of Fortran companion sources
         self.todo = None             # why the verdict may not hold yet (TAP TODO)
+        self.diagnostics = set()     # lines of the misuse diagnostics the run must report
 
 
 def parse_header(path):
@@ -135,6 +137,10 @@ def set_key(case, key, value, number, nlines):
         if max(a, b) > nlines:
             raise HeaderError(bad + f"the file has only {nlines} lines")
         case.pairs.add((min(a, b), max(a, b)))
+    elif key == "diagnostic":
+        if not re.fullmatch(r"[1-9][0-9]*", value) or int(value) > nlines:
+            raise HeaderError(bad + f"want the source line of the misused call (1..{nlines})")
+        case.diagnostics.add(int(value))
     elif key == "cc":
         if not re.fullmatch(r"[A-Za-z0-9_.+/-]+", value):
             raise HeaderError(bad + "want one compiler command, e.g. gcc")
@@ -363,6 +369,23 @@ def _basenames(x):
     return x
 
 
+def reported_diagnostics(report_dir, case_base):
+    """Lines of this case's file at which the ranks' own report files have a misuse diagnostic
+    (the launcher's merged --json carries races only)."""
+    lines = set()
+    for path in glob.glob(os.path.join(report_dir, "rank-*.jsonl")):
+        for text in open(path, errors="replace"):
+            try:
+                rec = json.loads(text)
+            except ValueError:
+                continue
+            if (isinstance(rec, dict) and rec.get("type") == "diagnostic" and
+                    os.path.basename(str(rec.get("file") or "")) == case_base and
+                    isinstance(rec.get("line"), int)):
+                lines.add(rec["line"])
+    return lines
+
+
 def golden_json(path):
     with open(path) as f:
         races = [_basenames(json.loads(line)) for line in f if line.strip()]
@@ -539,7 +562,10 @@ def main():
         if os.path.exists(json_path):
             os.unlink(json_path)
         sarif_path = os.path.join(work, f"races-{k}.sarif")
-        extra = ["--suppressions", case.suppressions] if case.suppressions else []
+        keep_dir = os.path.join(work, f"reports-{k}")
+        shutil.rmtree(keep_dir, ignore_errors=True)
+        extra = ["--keep", keep_dir]
+        extra += ["--suppressions", case.suppressions] if case.suppressions else []
         if case.golden:
             extra += ["--sarif", sarif_path, "--source-root", REPO]
         cmd = [os.path.join(build, "bin", "hrace"), "run", "--json", json_path] + extra + \
@@ -558,6 +584,9 @@ def main():
                                [os.path.basename(f) for f in case.fortran])
         passed &= tap.ok(pairs == case.pairs, f"{tag}: racing line pairs in {case_base}",
                          fmt_pairs(case.pairs), fmt_pairs(pairs))
+        diags = reported_diagnostics(keep_dir, case_base)
+        passed &= tap.ok(diags == case.diagnostics, f"{tag}: misuse diagnostics in {case_base}",
+                         sorted(case.diagnostics), sorted(diags))
         if case.counts:
             counts = reported_counts(json_path, case_base)
             got = {p: counts.get(p) for p in case.counts}
@@ -580,7 +609,7 @@ def main():
 
 
 def per_run(case):
-    return 2 + (1 if case.counts else 0) + (3 if case.golden else 0)
+    return 3 + (1 if case.counts else 0) + (3 if case.golden else 0)
 
 
 def planned(case, repeat):

@@ -1,6 +1,14 @@
 /* hrace-test
  * ranks: 2
  * expect: no-race
+ * diagnostic: 28
+ * diagnostic: 29
+ * diagnostic: 30
+ * diagnostic: 31
+ * diagnostic: 32
+ * diagnostic: 33
+ * diagnostic: 35
+ * diagnostic: 36
  */
 /* Twin of rma_misuse_race: the same erroneous calls (each diagnosed, each refused by MPI), and
  * the last put is completed and ordered before rank 1's load. */

@@ -1,7 +1,15 @@
 /* hrace-test
  * ranks: 2
  * expect: race
- * pair: 33 37
+ * pair: 41 45
+ * diagnostic: 32
+ * diagnostic: 33
+ * diagnostic: 34
+ * diagnostic: 35
+ * diagnostic: 36
+ * diagnostic: 37
+ * diagnostic: 39
+ * diagnostic: 40
  */
 /* Misuse of MPI that hrace diagnoses (with rank and line) before MPI answers it with an error
  * (the window's error handler returns errors here): an operation outside any epoch, to a rank
