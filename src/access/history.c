@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <sys/mman.h>
 
+#include "clocks/found.h"
 #include "report/report.h"
 #include "report/symbolize.h"
 #include "rma/window.h"
@@ -155,25 +156,6 @@ void hrace__history_record(uintptr_t a, size_t n, int writes, hrace_aid_t aid, u
 
 /* ---- the check ------------------------------------------------------------------------- */
 
-typedef struct found {
-  unsigned n;
-  struct { hrace_aid_t prev; uintptr_t lo, hi; } f[16];
-} found_t;
-
-static void note(found_t *fd, hrace_aid_t prev, uintptr_t lo, uintptr_t hi) {
-  for (unsigned i = 0; i < fd->n; i++)
-    if (fd->f[i].prev == prev) {
-      if (lo < fd->f[i].lo) fd->f[i].lo = lo;
-      if (hi > fd->f[i].hi) fd->f[i].hi = hi;
-      return;
-    }
-  if (fd->n < sizeof fd->f / sizeof fd->f[0]) {
-    fd->f[fd->n].prev = prev;
-    fd->f[fd->n].lo = lo;
-    fd->f[fd->n].hi = hi;
-    fd->n++;
-  }
-}
 
 static int races(hrace_aid_t prev, hrace_aid_t op, const hrace_access_t *now, const hrace_vc_t *view) {
   if (!prev || prev == op) return 0;
@@ -191,7 +173,7 @@ static void mask_span(uint64_t line, uint64_t m, uintptr_t *lo, uintptr_t *hi) {
 /* One cell of table h against bytes [lo, hi) of `line`. */
 static void check_cell(const hrace_hist_t *h, uint64_t line, uintptr_t lo, uintptr_t hi,
                        hrace_aid_t op, const hrace_access_t *now, const hrace_vc_t *view,
-                       found_t *fd) {
+                       hrace_found_t *fd) {
   const hrace_hcell_t *c = &h->cell[line & (HRACE_HIST_CELLS - 1)];
   uint64_t wm = 0, rm = 0;
   hrace_aid_t wa = 0, ra = 0;
@@ -214,11 +196,11 @@ static void check_cell(const hrace_hist_t *h, uint64_t line, uintptr_t lo, uintp
   uintptr_t a, b;
   if ((wm & bm) && races(wa, op, now, view)) {
     mask_span(line, wm & bm, &a, &b);
-    note(fd, wa, a, b);
+    hrace__found_note(fd, wa, a, b);
   }
   if ((rm & bm) && races(ra, op, now, view)) {
     mask_span(line, rm & bm, &a, &b);
-    note(fd, ra, a, b);
+    hrace__found_note(fd, ra, a, b);
   }
 }
 
@@ -227,7 +209,7 @@ void hrace__history_check(const uint64_t *ranges, uint32_t nranges, hrace_aid_t 
   unsigned nt = atomic_load_explicit(&ntables, memory_order_acquire);
   if (!nt || !op) return;
   const hrace_access_t *now = hrace__access_get(op);
-  found_t fd = { .n = 0 };
+  hrace_found_t fd = { .n = 0 };
   for (unsigned t = 0; t < nt && t < MAX_TABLES; t++) {
     const hrace_hist_t *h = atomic_load_explicit(&tables[t], memory_order_acquire);
     if (!h) continue;

@@ -27,6 +27,7 @@
  * Measured (bench/access, docs/access.md): an 8-byte read or write of a window location that
  * repeats what is recorded costs one granule load and two compares here. */
 #include "clocks/shadow.h"
+#include "clocks/found.h"
 #include "clocks/table.h"
 
 #include <errno.h>
@@ -116,26 +117,6 @@ static cell_t *block_new(hrace_shadow_t *sh, unsigned n, uint64_t v) {
 
 /* ---- the check ------------------------------------------------------------------------- */
 
-/* The distinct predecessors found racing during one access, with the bytes where each met. */
-typedef struct found {
-  unsigned n;
-  struct { hrace_aid_t prev; uint64_t lo, hi; } f[16];
-} found_t;
-
-static void note(found_t *fd, hrace_aid_t prev, uint64_t lo, uint64_t hi) {
-  for (unsigned i = 0; i < fd->n; i++)
-    if (fd->f[i].prev == prev) {
-      if (lo < fd->f[i].lo) fd->f[i].lo = lo;
-      if (hi > fd->f[i].hi) fd->f[i].hi = hi;
-      return;
-    }
-  if (fd->n < sizeof fd->f / sizeof fd->f[0]) {
-    fd->f[fd->n].prev = prev;
-    fd->f[fd->n].lo = lo;
-    fd->f[fd->n].hi = hi;
-    fd->n++;
-  }
-}
 
 /* One access (or a clear / sync marking) being applied. */
 enum { OP_ACCESS, OP_CLEAR, OP_SYNC };
@@ -146,7 +127,7 @@ typedef struct acc {
   int writes;
   const hrace_access_t *now;
   const hrace_vc_t *view;
-  found_t fd;
+  hrace_found_t fd;
 } acc_t;
 
 /* Does recorded access `prev` race with the access being applied? The last answer "no" is
@@ -234,7 +215,7 @@ static int cell_apply(cell_t *cell, acc_t *x, uint64_t lo, uint64_t hi) {
     }
     if (atomic_compare_exchange_weak_explicit(cell, &old, neu, memory_order_acq_rel,
                                               memory_order_acquire)) {
-      for (unsigned k = 0; k < nhit; k++) note(&x->fd, hit[k], lo, hi);
+      for (unsigned k = 0; k < nhit; k++) hrace__found_note(&x->fd, hit[k], lo, hi);
       return 0;
     }
   }
