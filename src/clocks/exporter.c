@@ -147,11 +147,12 @@ bool hrace__exporters_cover(uint32_t tid, hrace_clk_t c, const hrace_vc_t *g) {
   return false;
 }
 
-void hrace__exporters_recall(const hrace_vc_t *g, hrace_vc_t *l) {
+void hrace__exporters_recall(const hrace_vc_t *g, const hrace_vc_t *known, hrace_vc_t *l) {
   int n = atomic_load_explicit(&used_slots, memory_order_acquire);
   for (int s = 0; s < n; s++) {
     uint32_t e = index_of(s);
     if (e >= g->n || !g->c[e]) continue;
+    if (e < known->n && g->c[e] <= known->c[e]) continue;   /* nothing new: see exporter.h */
     exporter_t *x = &ex[s];
     pthread_mutex_lock(&x->mu);
     const snap_t *sn = at_or_below(x, g->c[e]);

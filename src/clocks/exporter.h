@@ -34,6 +34,10 @@ uint32_t hrace__exporter_of(int tid);
 void hrace__exporter_snapshot(uint32_t e, hrace_clk_t k, const hrace_vc_t *l, uint32_t own);
 /* Is the local access (tid, c) covered by a snapshot that the global clock g knows of? */
 bool hrace__exporters_cover(uint32_t tid, hrace_clk_t c, const hrace_vc_t *g);
-/* Join into l the local knowledge that g carries about this process's exporters. */
-void hrace__exporters_recall(const hrace_vc_t *g, hrace_vc_t *l);
+/* Join into l the local knowledge that g carries about this process's exporters, where g knows
+ * an exporter further than `known` (the receiver's global part before the join) does. Every
+ * context's local part already holds the snapshot of each entry its global part knows (waits
+ * recall it, acquires join both parts, an exporter's own local part holds its snapshots), so
+ * entries g knows no further than `known` bring nothing: a ping-pong takes no lock here. */
+void hrace__exporters_recall(const hrace_vc_t *g, const hrace_vc_t *known, hrace_vc_t *l);
 #endif

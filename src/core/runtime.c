@@ -159,8 +159,8 @@ void hrace__signal_done(const char *why) {
 void hrace__wait(const hrace_clk_t *clk, uint32_t n, const char *why) {
   hrace_thread_t *t = hrace__thread();
   hrace_vc_t got = { .n = n, .c = (hrace_clk_t *)clk };
+  hrace__exporters_recall(&got, &t->cur->g, &t->cur->l);   /* before the join: see exporter.h */
   hrace__vc_join_raw(&t->cur->g, clk, n);
-  hrace__exporters_recall(&got, &t->cur->l);
   t->cur->region = why;
   dump("wait", why);
 }
