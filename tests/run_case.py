@@ -21,6 +21,8 @@ import subprocess
 import sys
 import time
 
+from sarif_schema import validate_sarif   # tests/sarif_schema.py, beside this file
+
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RACE_EXIT = 66                   # hrace run's default exit status when a race was reported
 COMPILE_TIMEOUT = 180
@@ -33,7 +35,6 @@ KEYS = ("ranks", "expect", "pair", "openmp", "env", "cflags", "count", "suppress
 # todo: REASON        the verdict depends on work not done yet: its tests are TAP TODO (they
 #                     may fail without failing the case; the case must still compile)
 GOLDEN_DIR = os.path.join(REPO, "tests", "golden")
-SARIF_SCHEMA = os.path.join(GOLDEN_DIR, "sarif-2.1.0-rtm.5.json")
 
 
 class HeaderError(Exception):
@@ -407,39 +408,6 @@ def golden_sarif(path):
         for inv in run.get("invocations", []):
             inv.pop("exitCode", None)
     return HEX.sub("0xADDR", json.dumps(log, indent=1, sort_keys=True)) + "\n"
-
-
-def import_jsonschema():
-    """jsonschema from this interpreter, or Debian's python3-jsonschema (scripts/install-deps.sh
-    installs it) when this python3 is not Debian's own (e.g. a pyenv one)."""
-    try:
-        import jsonschema
-        return jsonschema
-    except ImportError:
-        pass
-    import sys
-    sys.path.append("/usr/lib/python3/dist-packages")
-    try:
-        import jsonschema
-        return jsonschema
-    except ImportError:
-        return None
-
-
-def validate_sarif(path):
-    """None if the file validates against the SARIF 2.1.0 schema, else why not."""
-    jsonschema = import_jsonschema()
-    if jsonschema is None:
-        return "python3's jsonschema module is missing (apt-get install python3-jsonschema)"
-    try:
-        with open(SARIF_SCHEMA) as f:
-            schema = json.load(f)
-        with open(path) as f:
-            log = json.load(f)
-    except (OSError, ValueError) as e:
-        return str(e)
-    errors = sorted(jsonschema.Draft4Validator(schema).iter_errors(log), key=lambda e: list(e.path))
-    return "; ".join(f"{'/'.join(map(str, e.path))}: {e.message}" for e in errors[:5]) or None
 
 
 def check_golden(tap, tag, case, json_path, err_path, sarif_path):

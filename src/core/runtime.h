@@ -41,7 +41,7 @@ typedef struct hrace_proc {
   bool mpi_ready;            /* between our MPI_Init and MPI_Finalize wrappers */
   MPI_Comm ctl;              /* hrace's own communicator: records, lock tokens, acks */
   MPI_Comm world_shadow;     /* clock exchanges of MPI_COMM_WORLD's collectives */
-  hrace_vc_t vc;             /* only .n is meaningful: the length of a clock in a message */
+  uint32_t clock_len;        /* entries of a clock in a message (nprocs * exporter slots) */
 } hrace_proc_t;
 
 extern hrace_proc_t hrace__proc;
@@ -92,7 +92,7 @@ extern _Atomic int hrace__fwd_pending;
 void hrace__fwd_flush(int acked);
 void hrace__wait(const hrace_clk_t *c, uint32_t n, const char *why);
 /* Length of a clock in a message (same at every process). */
-static inline uint32_t hrace__clock_len(void) { return hrace__proc.vc.n; }
+static inline uint32_t hrace__clock_len(void) { return hrace__proc.clock_len; }
 
 /* Between threads of this process: a synchronisation object (mutex, barrier generation,
  * parallel region, task) holds the join of the clocks released into it. */

@@ -16,6 +16,9 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from sarif_schema import validate_sarif   # noqa: E402  (tests/sarif_schema.py)
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 n_run = n_failed = 0
 
@@ -294,39 +297,6 @@ os.execv(sys.executable, [sys.executable] + args)
     return 1 if n_failed else 0
 
 
-GOLDEN = os.path.join(HERE, "..", "golden")
-
-
-def import_jsonschema():
-    """jsonschema from this interpreter, or Debian's python3-jsonschema (scripts/install-deps.sh
-    installs it) when this python3 is not Debian's own (e.g. a pyenv one)."""
-    try:
-        import jsonschema
-        return jsonschema
-    except ImportError:
-        pass
-    import sys
-    sys.path.append("/usr/lib/python3/dist-packages")
-    try:
-        import jsonschema
-        return jsonschema
-    except ImportError:
-        return None
-
-
-def validate_sarif(path):
-    """None if valid against the vendored SARIF 2.1.0 schema (tests/golden), else why not."""
-    jsonschema = import_jsonschema()
-    if jsonschema is None:
-        return "python3's jsonschema module is missing (apt-get install python3-jsonschema)"
-    with open(os.path.join(GOLDEN, "sarif-2.1.0-rtm.5.json")) as f:
-        schema = json.load(f)
-    with open(path) as f:
-        log = json.load(f)
-    errors = list(jsonschema.Draft4Validator(schema).iter_errors(log))
-    return "; ".join(f"{'/'.join(map(str, e.path))}: {e.message}" for e in errors[:5]) or None
-
-
 def full_race(id_, rank):
     """A race with every optional field: stack with an inlined frame, region, memory, hint."""
     a = side("load", 1, "/srv/app/x.c", 31)
@@ -418,8 +388,8 @@ def report_tests(H, tmp, out_json):
         e = {k: v for k, v in os.environ.items() if k != "NO_COLOR"}
         if no_color:
             e["NO_COLOR"] = no_color
-        p = subprocess.run([sys.executable, os.path.join(tmp, "bin", "hrace"), "merge", d],
-                           stdout=subprocess.PIPE, stderr=slave, env=e, timeout=60)
+        subprocess.run([sys.executable, os.path.join(tmp, "bin", "hrace"), "merge", d],
+                       stdout=subprocess.PIPE, stderr=slave, env=e, timeout=60)
         os.close(slave)
         chunks = []
         while True:
