@@ -1,9 +1,11 @@
 /* MPI_Init / MPI_Init_thread / MPI_Finalize: bring hrace's side up and down (written by hand:
- * every other wrapper comes from wrappers.def). hrace needs MPI_THREAD_MULTIPLE for its
- * progress and responder threads, whatever the application asks for; the application is
- * told the level it asked for (or less, if MPI gives less). */
+ * every other wrapper comes from wrappers.def). MPI is initialised with the thread level the
+ * application asks for: hrace's progress thread makes no MPI calls (its messages travel on
+ * core/chan.h's sockets), and hrace's own MPI calls run inside the application's, on its
+ * thread. */
 #include <stdlib.h>
 
+#include "core/chan.h"
 #include "core/log.h"
 #include "core/runtime.h"
 #include "mpi/comm.h"
@@ -16,43 +18,36 @@
 
 void hrace__p2p_init(void);
 
-static int start(int *argc, char ***argv, int required, int *provided) {
+static int start(int *argc, char ***argv, int thread, int required, int *provided) {
   hrace__runtime_init();
   int got = MPI_THREAD_SINGLE;
-  int rc = PMPI_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, &got);
+  int rc = thread ? PMPI_Init_thread(argc, argv, required, &got) : PMPI_Init(argc, argv);
   if (rc != MPI_SUCCESS) return rc;
-  if (provided) *provided = required < got ? required : got;
+  if (provided) *provided = got;
   PMPI_Comm_rank(MPI_COMM_WORLD, &hrace__proc.rank);
   PMPI_Comm_size(MPI_COMM_WORLD, &hrace__proc.size);
   hrace__log_set_rank(hrace__proc.rank);
   hrace__report_init(hrace__proc.rank, hrace__proc.size);
-  if (got < MPI_THREAD_MULTIPLE) {
-    hrace__warn("MPI provides thread level %d, not MPI_THREAD_MULTIPLE: hrace needs it for its "
-                "progress thread and checks nothing in this run", got);
-    return rc;
-  }
-  PMPI_Comm_dup(MPI_COMM_WORLD, &hrace__proc.ctl);
+  if (hrace__chan_init()) return rc;
   PMPI_Comm_dup(MPI_COMM_WORLD, &hrace__proc.world_shadow);
-  PMPI_Comm_set_name(hrace__proc.ctl, "hrace-ctl");
-  hrace__runtime_mpi_init(hrace__proc.rank, hrace__proc.size, required);
+  hrace__runtime_mpi_init(hrace__proc.rank, hrace__proc.size, thread ? got : MPI_THREAD_SINGLE);
   hrace__progress_start();
   hrace__p2p_init();
   hrace__comm_init();
-  hrace__ssend_start();
   hrace__proc.mpi_ready = true;
   return rc;
 }
 
 HRACE_EXPORT int MPI_Init(int *argc, char ***argv) {
   HRACE_ENTER();
-  int rc = start(argc, argv, MPI_THREAD_SINGLE, NULL);
+  int rc = start(argc, argv, 0, MPI_THREAD_SINGLE, NULL);
   HRACE_LEAVE();
   return rc;
 }
 
 HRACE_EXPORT int MPI_Init_thread(int *argc, char ***argv, int required, int *provided) {
   HRACE_ENTER();
-  int rc = start(argc, argv, required, provided);
+  int rc = start(argc, argv, 1, required, provided);
   HRACE_LEAVE();
   return rc;
 }
@@ -67,8 +62,8 @@ HRACE_EXPORT int MPI_Finalize(void) {
     hrace__ssend_stop();
     hrace__progress_stop();
     hrace__proc.mpi_ready = false;
+    hrace__chan_fini();
     hrace__comm_fini();
-    PMPI_Comm_free(&hrace__proc.ctl);
     PMPI_Comm_free(&hrace__proc.world_shadow);
   }
   hrace__report_finish();

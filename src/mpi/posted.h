@@ -1,9 +1,10 @@
 /* Posted receives (ssend.c): every receive hrace has seen posted and not yet completed, in
  * posting order, with the poster's clock at the post. Two readers need it:
- *  - the synchronous-send responder: MPI_Ssend returns once its message matched a receive, and
- *    the sender must then be ordered after everything the receiver did before posting that
- *    receive (seed 001 Table I, MPI_Ssend / MPI_Recv^S). The sender asks the receiver's
- *    responder thread, which answers with the clock of the matching post;
+ *  - the synchronous-send responder (on the progress thread): MPI_Ssend returns once its
+ *    message matched a receive, and the sender must then be ordered after everything the
+ *    receiver did before posting that receive (seed 001 Table I, MPI_Ssend / MPI_Recv^S). The
+ *    sender asks the receiver's progress thread, which answers with the clock of the
+ *    matching post;
  *  - message races (msgrace.c): the late-message rule of seed 000 needs posting order.
  * One mutex guards the list, the responder's answers and the message-race state. */
 #ifndef HRACE_MPI_POSTED_H
@@ -51,7 +52,8 @@ void hrace__post_done(hrace_post_t *p, const hrace_hdr_t *h, int src_rank, int t
 void hrace__ssend_fetch(hrace_comm_t *rec, int dest, int tag, uint32_t sync_id, const char *why);
 uint32_t hrace__ssend_next_id(void);
 
-/* MPI_Init / MPI_Finalize: the responder thread and its communicator. */
-void hrace__ssend_start(void);
+/* The receiver's side: a query (from world rank src) on the progress thread. */
+void hrace__ssend_on_query(const void *buf, size_t bytes, int src);
+/* MPI_Finalize: drop answers nobody asked for. */
 void hrace__ssend_stop(void);
 #endif

@@ -3,9 +3,9 @@
  * MPI_Ssend returns once its message matched a receive: the sender is then ordered after
  * everything the receiver did before posting that receive, and must know it before it goes
  * on. The receiver's application thread cannot be asked (it may be computing, or blocked on
- * the sender), so every process runs a responder thread on hrace's communicator `sync`:
+ * the sender), so the sender asks the receiver's progress thread (core/chan.h):
  *
- *   sender                                      receiver's responder
+ *   sender                                      receiver's progress thread
  *   PMPI_Ssend(frame with SYNC, id) returns
  *   QUERY(comm id, own rank, tag, id)  ------>  answer = the clock of
  *                                                 (a) the receive that completed with (sender, id), if
@@ -18,13 +18,10 @@
  *
  * Posts snapshot the clock and tick (a post is the receiver's signal), so events after the
  * post are never covered by an answer. */
-#include <errno.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
-#include <time.h>
 
+#include "core/chan.h"
 #include "core/log.h"
 #include "core/runtime.h"
 #include "mpi/msgrace.h"
@@ -39,14 +36,11 @@ static uint64_t next_seq;
 typedef struct answer { int sender; uint32_t id; hrace_clk_t *snap; struct answer *next; } answer_t;
 static answer_t *done_list, *asked_list;
 
-static MPI_Comm sync_comm = MPI_COMM_NULL;
-static int sync_tag_ub = 32767;
 static _Atomic uint32_t next_sync_id;
 
-enum { TAG_QUERY = 0 };
-typedef struct query { uint32_t comm_id, sync_id; int32_t src, tag, sender, stop; } query_t;
+typedef struct query { uint32_t comm_id, sync_id; int32_t src, tag, sender; } query_t;
 
-static int reply_tag(uint32_t id) { return 1 + (int)(id % (uint32_t)(sync_tag_ub - 1)); }
+static int32_t reply_tag(uint32_t id) { return (int32_t)(0x40000000u | (id & 0x3fffffffu)); }
 uint32_t hrace__ssend_next_id(void) { return atomic_fetch_add(&next_sync_id, 1) + 1; }
 
 hrace_post_t *hrace__post_add(hrace_comm_t *rec, int src, int tag, int active, hrace_post_t *mem) {
@@ -110,99 +104,52 @@ void hrace__post_done(hrace_post_t *p, const hrace_hdr_t *h, int src_rank, int t
 /* Iterate posts in posting order (msgrace.c; caller holds the lock). */
 hrace_post_t *hrace__post_first(void) { return head; }
 
-/* ---- the responder ------------------------------------------------------------------------ */
-static void answer(const query_t *q) {
+/* ---- the responder: the progress thread answers queries ---------------------------------- */
+void hrace__ssend_on_query(const void *buf, size_t bytes, int src) {
+  query_t q;
+  if (bytes != sizeof q) {
+    hrace__warn("protocol error: malformed synchronous-send query from rank %d dropped", src);
+    return;
+  }
+  memcpy(&q, buf, sizeof q);
   uint32_t n = hrace__clock_len();
   hrace_clk_t *out = calloc(n ? n : 1, sizeof *out);
   if (!out) abort();
   pthread_mutex_lock(&hrace__post_mu);
-  answer_t *a = take(&done_list, q->sender, q->sync_id);
+  answer_t *a = take(&done_list, q.sender, q.sync_id);
   if (a) {
     memcpy(out, a->snap, n * sizeof *out);
     free(a);
   } else {
     for (hrace_post_t *p = head; p; p = p->next)
-      if (p->comm_id == q->comm_id && (p->src == MPI_ANY_SOURCE || p->src == q->src) &&
-          (p->tag == MPI_ANY_TAG || p->tag == q->tag)) {
+      if (p->comm_id == q.comm_id && (p->src == MPI_ANY_SOURCE || p->src == q.src) &&
+          (p->tag == MPI_ANY_TAG || p->tag == q.tag)) {
         memcpy(out, p->snap, (p->n < n ? p->n : n) * sizeof *out);
         break;
       }
     if ((a = malloc(sizeof *a))) {
-      *a = (answer_t){ q->sender, q->sync_id, NULL, asked_list };
+      *a = (answer_t){ q.sender, q.sync_id, NULL, asked_list };
       asked_list = a;
     }
   }
   pthread_mutex_unlock(&hrace__post_mu);
-  PMPI_Send(out, (int)n, MPI_UINT32_T, q->sender, reply_tag(q->sync_id), sync_comm);
+  hrace__chan_reply(q.sender, reply_tag(q.sync_id), out, n * sizeof *out);
   free(out);
-}
-
-static pthread_t responder;
-static int responder_running;
-
-static void *responder_main(void *arg) {
-  sigset_t all;
-  sigfillset(&all);
-  pthread_sigmask(SIG_BLOCK, &all, NULL);
-  prctl(PR_SET_TIMERSLACK, 1000UL);
-  hrace__thread_internal();
-  hrace__thread()->depth = 1;
-  long idle = 0;
-  for (;;) {
-    int flag = 0;
-    MPI_Status st;
-    PMPI_Iprobe(MPI_ANY_SOURCE, TAG_QUERY, sync_comm, &flag, &st);
-    if (!flag) {
-      /* Same back-off as the RMA progress thread: hot after traffic, then 2 us .. 1 ms. */
-      if (++idle > 200) {
-        long ns = idle > 2200 ? 1000000 : (idle - 200) * 500;
-        struct timespec ts = { 0, ns < 2000 ? 2000 : ns };
-        nanosleep(&ts, NULL);
-      }
-      continue;
-    }
-    idle = 0;
-    query_t q;
-    PMPI_Recv(&q, sizeof q, MPI_BYTE, st.MPI_SOURCE, TAG_QUERY, sync_comm, MPI_STATUS_IGNORE);
-    if (q.stop) break;
-    answer(&q);
-  }
-  return NULL;
 }
 
 void hrace__ssend_fetch(hrace_comm_t *rec, int dest, int tag, uint32_t sync_id, const char *why) {
   int w = hrace__comm_peer_world(rec, dest);
-  if (w < 0 || sync_comm == MPI_COMM_NULL) return;
-  query_t q = { rec->id, sync_id, rec->rank, tag, hrace__proc.rank, 0 };
-  uint32_t n = hrace__clock_len();
-  hrace_clk_t stackbuf[256], *got = n <= 256 ? stackbuf : malloc(n * sizeof *got);
-  if (!got) abort();
-  PMPI_Send(&q, sizeof q, MPI_BYTE, w, TAG_QUERY, sync_comm);
-  PMPI_Recv(got, (int)n, MPI_UINT32_T, w, reply_tag(sync_id), sync_comm, MPI_STATUS_IGNORE);
-  hrace__wait(got, n, why);
-  if (got != stackbuf) free(got);
+  if (w < 0) return;
+  query_t q = { rec->id, sync_id, rec->rank, tag, hrace__proc.rank };
+  hrace__chan_send(w, HRACE_CHAN_SYNCQ, &q, sizeof q, NULL, 0);
+  size_t bytes;
+  hrace_clk_t *got = hrace__chan_wait(w, reply_tag(sync_id), &bytes);
+  hrace__wait(got, (uint32_t)(bytes / sizeof *got), why);
+  free(got);
 }
 
-void hrace__ssend_start(void) {
-  PMPI_Comm_dup(MPI_COMM_WORLD, &sync_comm);
-  PMPI_Comm_set_name(sync_comm, "hrace-sync");
-  void *v;
-  int flag = 0;
-  PMPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &v, &flag);
-  if (flag) sync_tag_ub = *(int *)v;
-  if (pthread_create(&responder, NULL, responder_main, NULL))
-    hrace__fatal("cannot start the synchronous-send responder: %s", strerror(errno));
-  responder_running = 1;
-}
-
-/* Called after the Finalize barrier: no query is in flight (a sender waits for its answer). */
+/* MPI_Finalize, after its barrier: no query is in flight (a sender waits for its answer). */
 void hrace__ssend_stop(void) {
-  if (!responder_running) return;
-  query_t q = { .stop = 1 };
-  PMPI_Send(&q, sizeof q, MPI_BYTE, hrace__proc.rank, TAG_QUERY, sync_comm);
-  pthread_join(responder, NULL);
-  responder_running = 0;
-  PMPI_Comm_free(&sync_comm);
   pthread_mutex_lock(&hrace__post_mu);
   for (answer_t *a = done_list, *nx; a; a = nx) nx = a->next, free(a);
   for (answer_t *a = asked_list, *nx; a; a = nx) nx = a->next, free(a);

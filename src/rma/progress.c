@@ -1,22 +1,22 @@
 /* The progress thread and the origin <-> target message protocol (see protocol.h).
  *
- * Each process runs one progress thread that receives requests on hrace's communicator and
- * applies them: operation records into the window shadow, completions, lock tokens, PSCW and
- * annotation deposits, accesses forwarded from other processes' mappings of a shared window.
- * A target that computes, sleeps or polls its window therefore never delays an origin. The
- * thread polls with MPI_Improbe and backs off to sleeping when idle (Open MPI's blocking
- * receive spins and would take a core from the application). After each message it wakes the
- * application threads waiting for a deposit (hrace__win_wait). */
+ * Each process runs one progress thread that receives requests on hrace's own connections
+ * (core/chan.h, not MPI) and applies them: operation records into the window shadow,
+ * completions, lock tokens, PSCW and annotation deposits, accesses forwarded from other
+ * processes' mappings of a shared window, and synchronous-send queries (mpi/ssend.c). A target
+ * that computes, sleeps or polls its window therefore never delays an origin. The thread
+ * sleeps in poll() while nothing arrives, and makes no MPI call. After each message it wakes
+ * the application threads waiting for a deposit (hrace__win_wait). */
 #include <errno.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
-#include <time.h>
 
+#include "core/chan.h"
 #include "core/log.h"
 #include "core/race.h"
 #include "core/runtime.h"
+#include "mpi/posted.h"
 #include "report/report.h"
 #include "rma/protocol.h"
 #include "rma/rma.h"
@@ -73,9 +73,9 @@ static void raw_send(int target, const hrace_msg_t *h, const uint64_t *ranges,
                      const hrace_vc_t *vc, const char *func, const char *file, const void *blob) {
   int n;
   void *buf = hrace__msg_pack(h, ranges, vc, func, file, blob, &n);
-  /* Blocking send: the target's progress thread always drains its queue, so this returns as
-   * soon as the message is buffered (eager) or received, never waiting on the application. */
-  PMPI_Send(buf, n, MPI_BYTE, target, HRACE_TAG_CTL, hrace__proc.ctl);
+  /* The target's progress thread always drains its connections, so this returns as soon as
+   * the socket took the message, never waiting on the application (core/chan.h). */
+  hrace__chan_send(target, HRACE_CHAN_CTL, buf, (size_t)n, NULL, 0);
   free(buf);
 }
 
@@ -92,20 +92,13 @@ void hrace__ctl_send(int target, const hrace_msg_t *h, const uint64_t *ranges,
 }
 
 void hrace__ctl_wait_reply(int target, uint32_t type, hrace_vc_t *got) {
-  hrace_thread_t *t = hrace__thread();
-  MPI_Message m;
-  MPI_Status st;
-  int n;
-  PMPI_Mprobe(target, t->reply_tag, hrace__proc.ctl, &m, &st);
-  PMPI_Get_count(&st, MPI_BYTE, &n);
-  void *buf = malloc(n > 0 ? n : 1);
-  if (!buf) abort();
-  PMPI_Mrecv(buf, n, MPI_BYTE, &m, &st);
+  size_t n;
+  void *buf = hrace__chan_wait(target, hrace__thread()->reply_tag, &n);
   hrace_msg_t *h;
   uint64_t *ranges;
   hrace_clk_t *vc;
   const char *func, *file, *blob;
-  if (hrace__msg_unpack(buf, n, &h, &ranges, &vc, &func, &file, &blob) || h->type != type)
+  if (hrace__msg_unpack(buf, (int)n, &h, &ranges, &vc, &func, &file, &blob) || h->type != type)
     hrace__fatal("protocol error: bad reply from rank %d", target);
   if (got) hrace__vc_join_raw(got, vc, h->vc_n);
   free(buf);
@@ -124,7 +117,7 @@ void hrace__ctl_reply(int to, int tag, uint32_t type, const hrace_vc_t *vc) {
   hrace_msg_t h = { .type = type, .origin = hrace__proc.rank };
   int n;
   void *buf = hrace__msg_pack(&h, NULL, vc, NULL, NULL, NULL, &n);
-  PMPI_Send(buf, n, MPI_BYTE, to, tag, hrace__proc.ctl);
+  hrace__chan_reply(to, tag, buf, (size_t)n);
   free(buf);
 }
 #define reply hrace__ctl_reply
@@ -269,7 +262,7 @@ static void on_done(hrace_win_t *w, const hrace_msg_t *h, const hrace_clk_t *vc)
 }
 
 /* Returns 0 to stop. */
-static int handle(void *buf, int n, int source) {
+static int handle_ctl(void *buf, int n, int source) {
   hrace_msg_t *h;
   uint64_t *ranges;
   hrace_clk_t *vc;
@@ -313,6 +306,19 @@ static int handle(void *buf, int n, int source) {
   return 1;
 }
 
+/* One request from the channel (core/chan.h). Returns 0 to stop. */
+static int handle(void *buf, size_t bytes, int source, int32_t tag) {
+  if (tag == HRACE_CHAN_SYNCQ) {
+    hrace__ssend_on_query(buf, bytes, source);
+    return 1;
+  }
+  hrace__win_lock();
+  int go = handle_ctl(buf, (int)bytes, source);
+  hrace__win_broadcast();
+  hrace__win_unlock();
+  return go;
+}
+
 static pthread_t progress;
 static int progress_running;
 
@@ -320,35 +326,8 @@ static void *progress_main(void *arg) {
   sigset_t all;
   sigfillset(&all);
   pthread_sigmask(SIG_BLOCK, &all, NULL);   /* the application's handlers run on its threads */
-  prctl(PR_SET_TIMERSLACK, 1000UL);         /* 1 us: short idle sleeps stay short */
   hrace__thread()->depth = 1;               /* nothing here is the application's */
-  long idle = 0;
-  for (;;) {
-    int flag = 0, n;
-    MPI_Message m;
-    MPI_Status st;
-    PMPI_Improbe(MPI_ANY_SOURCE, HRACE_TAG_CTL, hrace__proc.ctl, &flag, &m, &st);
-    if (!flag) {
-      /* Back off: poll hot for a while after traffic, then sleep 2 us .. 1 ms. */
-      if (++idle > 200) {
-        long ns = idle > 2200 ? 1000000 : (idle - 200) * 500;
-        struct timespec ts = { 0, ns < 2000 ? 2000 : ns };
-        nanosleep(&ts, NULL);
-      }
-      continue;
-    }
-    idle = 0;
-    PMPI_Get_count(&st, MPI_BYTE, &n);
-    void *buf = malloc(n > 0 ? n : 1);
-    if (!buf) abort();
-    PMPI_Mrecv(buf, n, MPI_BYTE, &m, &st);
-    hrace__win_lock();
-    int go = handle(buf, n, st.MPI_SOURCE);
-    hrace__win_broadcast();
-    hrace__win_unlock();
-    free(buf);
-    if (!go) break;
-  }
+  hrace__chan_serve(handle);                /* sleeps in poll() while nothing arrives */
   return NULL;
 }
 

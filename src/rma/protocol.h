@@ -1,8 +1,7 @@
-/* Messages between an origin and a target's progress thread, on hrace's own communicator
- * (hrace__proc.ctl). All requests travel with tag HRACE_TAG_CTL, so MPI's non-overtaking rule
- * (MPI-3.1 Sec. 3.5) delivers an origin's operation records before its later completion or
- * unlock message: the target applies them in issue order. Replies go to the requesting
- * thread's own tag.
+/* Messages between an origin and a target's progress thread, on hrace's own connections
+ * (core/chan.h). All requests from a process to a target travel on one connection, so an
+ * origin's operation records arrive before its later completion or unlock message: the target
+ * applies them in issue order. Replies go to the requesting thread's own tag.
  *
  *   message    from -> to              carries                          reply
  *   OP         origin -> target        op, ranges, issue clock, site    none
@@ -29,7 +28,6 @@
 #include <stdint.h>
 #include "clocks/vc.h"
 
-#define HRACE_TAG_CTL 1
 
 enum hrace_msg_type {
   HRACE_MSG_OP = 1, HRACE_MSG_COMPLETE, HRACE_MSG_LOCK, HRACE_MSG_UNLOCK, HRACE_MSG_STOP,

@@ -1,0 +1,402 @@
+/* hrace's own messages between processes, on sockets (see chan.h).
+ *
+ * Wire: a connection starts with a hello {magic, job cookie, sender's world rank}; then
+ * messages, each a header {length, tag} and `length` bytes. A connection whose hello is wrong
+ * is closed (the TCP port is open to the network; the cookie keeps strangers out). */
+#include "core/chan.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ifaddrs.h>
+#include <mpi.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/log.h"
+#include "core/options.h"
+#include "core/runtime.h"
+
+#define HELLO_MAGIC 0x68726368u   /* "hrch" */
+#define MAX_IP 4
+
+typedef struct addr {
+  char host[64];
+  char unix_name[48];          /* abstract socket name, without its leading NUL */
+  uint16_t port;               /* TCP, 0: no TCP listener */
+  uint16_t nip;
+  uint32_t ip[MAX_IP];         /* IPv4, network order, non-loopback */
+} addr_t;
+
+typedef struct hello { uint32_t magic; int32_t rank; uint64_t cookie; } hello_t;
+typedef struct mhdr { uint32_t len; int32_t tag; } mhdr_t;
+
+static addr_t *addrs;          /* per world rank */
+static int nprocs = -1;
+static uint64_t cookie;
+static int lfd_unix = -1, lfd_tcp = -1;
+
+/* Outgoing connections: requests (application threads, one mutex per peer), replies
+ * (progress thread only). */
+typedef struct out { int fd; pthread_mutex_t mu; } out_t;
+static out_t *req;
+static int *rep;
+
+/* ---- mailbox: replies for waiting threads ------------------------------------------------- */
+typedef struct mail { int src; int32_t tag; void *buf; size_t n; struct mail *next; } mail_t;
+static pthread_mutex_t mail_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t mail_cv = PTHREAD_COND_INITIALIZER;
+static mail_t *mail;
+
+static void deliver(int src, int32_t tag, const void *buf, size_t n) {
+  mail_t *m = malloc(sizeof *m);
+  void *copy = malloc(n ? n : 1);
+  if (!m || !copy) abort();
+  memcpy(copy, buf, n);
+  *m = (mail_t){ src, tag, copy, n, NULL };
+  pthread_mutex_lock(&mail_mu);
+  mail_t **p = &mail;
+  while (*p) p = &(*p)->next;
+  *p = m;
+  pthread_cond_broadcast(&mail_cv);
+  pthread_mutex_unlock(&mail_mu);
+}
+
+void *hrace__chan_wait(int peer, int32_t tag, size_t *n) {
+  pthread_mutex_lock(&mail_mu);
+  for (;;) {
+    for (mail_t **p = &mail; *p; p = &(*p)->next)
+      if ((*p)->src == peer && (*p)->tag == tag) {
+        mail_t *m = *p;
+        *p = m->next;
+        pthread_mutex_unlock(&mail_mu);
+        void *buf = m->buf;
+        *n = m->n;
+        free(m);
+        return buf;
+      }
+    pthread_cond_wait(&mail_cv, &mail_mu);
+  }
+}
+
+/* ---- connecting and writing --------------------------------------------------------------- */
+static int write_all(int fd, struct iovec *iov, int niov) {
+  while (niov > 0) {
+    struct msghdr mh = { .msg_iov = iov, .msg_iovlen = (size_t)niov };
+    ssize_t w = sendmsg(fd, &mh, MSG_NOSIGNAL);
+    if (w < 0) {
+      if (errno == EINTR) continue;
+      return -1;
+    }
+    while (niov > 0 && (size_t)w >= iov->iov_len) w -= (ssize_t)iov->iov_len, iov++, niov--;
+    if (niov > 0) iov->iov_base = (char *)iov->iov_base + w, iov->iov_len -= (size_t)w;
+  }
+  return 0;
+}
+
+static int same_host(int peer) {
+  return strcmp(addrs[peer].host, addrs[hrace__proc.rank].host) == 0;
+}
+
+static int try_connect(int family, const void *sa, socklen_t len) {
+  int fd = socket(family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return -1;
+  for (;;) {
+    if (connect(fd, sa, len) == 0) break;
+    if (errno == EINTR) continue;
+    close(fd);
+    return -1;
+  }
+  if (family == AF_INET) {
+    int one = 1;
+    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  }
+  return fd;
+}
+
+static int open_to(int peer) {
+  const addr_t *a = &addrs[peer];
+  int fd = -1;
+  int tcp_only = strcmp(hrace__opt.transport, "tcp") == 0;
+  if (!tcp_only && same_host(peer)) {
+    struct sockaddr_un su = { .sun_family = AF_UNIX };
+    size_t l = strlen(a->unix_name);
+    memcpy(su.sun_path + 1, a->unix_name, l);
+    fd = try_connect(AF_UNIX, &su, (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + l));
+  }
+  if (fd < 0 && a->port) {
+    struct sockaddr_in si = { .sin_family = AF_INET, .sin_port = htons(a->port) };
+    if (same_host(peer)) {
+      si.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+      fd = try_connect(AF_INET, &si, sizeof si);
+    }
+    for (int i = 0; fd < 0 && i < a->nip; i++) {
+      si.sin_addr.s_addr = a->ip[i];
+      fd = try_connect(AF_INET, &si, sizeof si);
+    }
+  }
+  if (fd < 0)
+    hrace__fatal("cannot connect to rank %d on %s (hrace's own messages: Unix socket @%s, TCP "
+                 "port %u on %d addresses): %s", peer, a->host, a->unix_name, a->port, a->nip,
+                 strerror(errno));
+  hello_t h = { HELLO_MAGIC, hrace__proc.rank, cookie };
+  struct iovec iov = { &h, sizeof h };
+  if (write_all(fd, &iov, 1)) hrace__fatal("cannot greet rank %d: %s", peer, strerror(errno));
+  return fd;
+}
+
+static void put(int fd, int peer, int32_t tag, const void *a, size_t na, const void *b, size_t nb) {
+  if (na + nb > UINT32_MAX) hrace__fatal("internal message of %zu bytes is too large", na + nb);
+  mhdr_t h = { (uint32_t)(na + nb), tag };
+  struct iovec iov[3] = { { &h, sizeof h }, { (void *)a, na }, { (void *)b, nb } };
+  if (write_all(fd, iov, nb ? 3 : 2))
+    hrace__warn("lost a message to rank %d (its connection failed: %s)", peer, strerror(errno));
+}
+
+void hrace__chan_send(int peer, int32_t tag, const void *a, size_t na, const void *b, size_t nb) {
+  out_t *o = &req[peer];
+  pthread_mutex_lock(&o->mu);
+  if (o->fd < 0) o->fd = open_to(peer);
+  put(o->fd, peer, tag, a, na, b, nb);
+  pthread_mutex_unlock(&o->mu);
+}
+
+void hrace__chan_reply(int peer, int32_t tag, const void *buf, size_t n) {
+  if (rep[peer] < 0) rep[peer] = open_to(peer);
+  put(rep[peer], peer, tag, buf, n, NULL, 0);
+}
+
+/* ---- the progress thread's side ----------------------------------------------------------- */
+typedef struct in {
+  int fd, rank;                /* rank -1 until the hello arrived */
+  char *buf;
+  size_t len, cap;
+} in_t;
+
+/* Hand out the complete messages in c's buffer; returns 0 when fn said stop. */
+static int drain(in_t *c, hrace_chan_fn fn) {
+  size_t off = 0;
+  int go = 1;
+  if (c->rank < 0) {
+    if (c->len < sizeof(hello_t)) return 1;
+    hello_t h;
+    memcpy(&h, c->buf, sizeof h);
+    if (h.magic != HELLO_MAGIC || h.cookie != cookie || h.rank < 0 || h.rank >= nprocs) {
+      hrace__warn("closed a connection to hrace's port that did not come from this job");
+      close(c->fd);
+      c->fd = -1;
+      return 1;
+    }
+    c->rank = h.rank;
+    off = sizeof h;
+  }
+  while (go && c->len - off >= sizeof(mhdr_t)) {
+    mhdr_t h;
+    memcpy(&h, c->buf + off, sizeof h);
+    if (c->len - off - sizeof h < h.len) break;
+    char *body = c->buf + off + sizeof h;
+    off += sizeof h + h.len;
+    if (h.tag >= HRACE_CHAN_REPLY) deliver(c->rank, h.tag, body, h.len);
+    else go = fn(body, h.len, c->rank, h.tag);
+  }
+  memmove(c->buf, c->buf + off, c->len - off);
+  c->len -= off;
+  return go;
+}
+
+/* One read of what c's peer sent (poll is level-triggered: the rest comes next round), into
+ * a buffer with room for at least the whole next message. Returns 0 once the peer closed. */
+static int fill(in_t *c) {
+  size_t need = c->len + 65536;
+  if (c->rank >= 0 && c->len >= sizeof(mhdr_t)) {
+    mhdr_t h;
+    memcpy(&h, c->buf, sizeof h);
+    if (sizeof h + h.len > need) need = sizeof h + h.len;
+  }
+  if (c->cap < need) {
+    c->cap = need > 2 * c->cap ? need : 2 * c->cap;
+    c->buf = realloc(c->buf, c->cap);
+    if (!c->buf) abort();
+  }
+  for (;;) {
+    ssize_t r = read(c->fd, c->buf + c->len, c->cap - c->len);
+    if (r > 0) {
+      c->len += (size_t)r;
+      return 1;
+    }
+    if (r < 0 && errno == EINTR) continue;
+    return r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK);
+  }
+}
+
+void hrace__chan_serve(hrace_chan_fn fn) {
+  in_t *in = NULL;
+  struct pollfd *pf = NULL;
+  int nin = 0, cap = 0, go = 1;
+  while (go) {
+    if (cap < nin + 2) {
+      cap = cap ? 2 * cap : 64;
+      in = realloc(in, cap * sizeof *in);
+      pf = realloc(pf, cap * sizeof *pf);
+      if (!in || !pf) abort();
+    }
+    int np = 0;
+    pf[np++] = (struct pollfd){ .fd = lfd_unix, .events = POLLIN };
+    pf[np++] = (struct pollfd){ .fd = lfd_tcp, .events = POLLIN };   /* -1: ignored */
+    for (int i = 0; i < nin; i++) pf[np++] = (struct pollfd){ .fd = in[i].fd, .events = POLLIN };
+    if (poll(pf, (nfds_t)np, -1) < 0) {
+      if (errno == EINTR) continue;
+      hrace__fatal("progress thread: poll failed: %s", strerror(errno));
+    }
+    for (int i = 0; go && i < nin; i++) {
+      if (!pf[2 + i].revents) continue;
+      int open = fill(&in[i]);
+      go = drain(&in[i], fn);
+      if ((!open || in[i].fd < 0) && go) {
+        if (in[i].fd >= 0) close(in[i].fd);
+        free(in[i].buf);
+        in[i].fd = -2;   /* compacted below */
+      }
+    }
+    int k = 0;
+    for (int i = 0; i < nin; i++)
+      if (in[i].fd != -2) in[k++] = in[i];
+    nin = k;
+    for (int l = 0; go && l < 2; l++) {
+      if (!(pf[l].revents & POLLIN)) continue;
+      int fd = accept4(pf[l].fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+      if (fd < 0) continue;
+      if (nin + 2 >= cap) {
+        cap *= 2;
+        in = realloc(in, cap * sizeof *in);
+        pf = realloc(pf, cap * sizeof *pf);
+        if (!in || !pf) abort();
+      }
+      in[nin++] = (in_t){ fd, -1, NULL, 0, 0 };
+    }
+  }
+  for (int i = 0; i < nin; i++) {
+    if (in[i].fd >= 0) close(in[i].fd);
+    free(in[i].buf);
+  }
+  free(in);
+  free(pf);
+}
+
+/* ---- set-up ------------------------------------------------------------------------------- */
+static void raise_fd_limit(void) {
+  struct rlimit rl;
+  if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max &&
+      rl.rlim_cur < (rlim_t)(4 * nprocs + 256)) {
+    rl.rlim_cur = rl.rlim_max;
+    setrlimit(RLIMIT_NOFILE, &rl);
+  }
+}
+
+static int listen_unix(addr_t *me) {
+  uint64_t r = 0;
+  if (getrandom(&r, sizeof r, 0) != sizeof r) r = (uint64_t)time(NULL) ^ (uint64_t)getpid() << 32;
+  snprintf(me->unix_name, sizeof me->unix_name, "hrace.%d.%016llx", (int)getpid(),
+           (unsigned long long)r);
+  struct sockaddr_un su = { .sun_family = AF_UNIX };
+  size_t l = strlen(me->unix_name);
+  memcpy(su.sun_path + 1, me->unix_name, l);
+  int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+  if (fd < 0 || bind(fd, (struct sockaddr *)&su, (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + l)) ||
+      listen(fd, SOMAXCONN)) {
+    hrace__warn("cannot listen on a Unix socket: %s", strerror(errno));
+    if (fd >= 0) close(fd);
+    me->unix_name[0] = 0;
+    return -1;
+  }
+  return fd;
+}
+
+static int listen_tcp(addr_t *me) {
+  int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+  struct sockaddr_in si = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_ANY) };
+  socklen_t l = sizeof si;
+  if (fd < 0 || bind(fd, (struct sockaddr *)&si, sizeof si) || listen(fd, SOMAXCONN) ||
+      getsockname(fd, (struct sockaddr *)&si, &l)) {
+    hrace__warn("cannot listen on a TCP socket: %s", strerror(errno));
+    if (fd >= 0) close(fd);
+    return -1;
+  }
+  me->port = ntohs(si.sin_port);
+  struct ifaddrs *ifs = NULL;
+  if (getifaddrs(&ifs) == 0) {
+    for (struct ifaddrs *i = ifs; i && me->nip < MAX_IP; i = i->ifa_next) {
+      if (!i->ifa_addr || i->ifa_addr->sa_family != AF_INET) continue;
+      uint32_t ip = ((struct sockaddr_in *)i->ifa_addr)->sin_addr.s_addr;
+      if ((ntohl(ip) >> 24) != 127) me->ip[me->nip++] = ip;
+    }
+    freeifaddrs(ifs);
+  }
+  return fd;
+}
+
+int hrace__chan_init(void) {
+  nprocs = hrace__proc.size;
+  int me = hrace__proc.rank;
+  const char *tr = hrace__opt.transport;
+  if (strcmp(tr, "auto") && strcmp(tr, "tcp"))
+    hrace__fatal("option transport=%s: expected auto or tcp", tr);
+  addrs = calloc((size_t)nprocs, sizeof *addrs);
+  req = calloc((size_t)nprocs, sizeof *req);
+  rep = malloc((size_t)nprocs * sizeof *rep);
+  if (!addrs || !req || !rep) abort();
+  for (int i = 0; i < nprocs; i++) {
+    req[i].fd = -1;
+    rep[i] = -1;
+    pthread_mutex_init(&req[i].mu, NULL);
+  }
+  raise_fd_limit();
+  addr_t mine = { 0 };
+  gethostname(mine.host, sizeof mine.host - 1);
+  lfd_unix = listen_unix(&mine);
+  /* Which hosts are there? TCP only when some peer is elsewhere (or when asked for). */
+  PMPI_Allgather(&mine, sizeof mine, MPI_BYTE, addrs, sizeof mine, MPI_BYTE, MPI_COMM_WORLD);
+  int remote = 0;
+  for (int i = 0; i < nprocs; i++) remote |= strcmp(addrs[i].host, mine.host) != 0;
+  if (remote || strcmp(tr, "tcp") == 0 || lfd_unix < 0) lfd_tcp = listen_tcp(&mine);
+  if (me == 0 && getrandom(&cookie, sizeof cookie, 0) != sizeof cookie)
+    cookie = (uint64_t)time(NULL) * 0x9E3779B97F4A7C15ull ^ (uint64_t)getpid();
+  PMPI_Bcast(&cookie, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
+  PMPI_Allgather(&mine, sizeof mine, MPI_BYTE, addrs, sizeof mine, MPI_BYTE, MPI_COMM_WORLD);
+  int ok = lfd_unix >= 0 || lfd_tcp >= 0, all = 0;
+  PMPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  if (!all) {
+    hrace__warn("a rank could not open a socket for hrace's own messages: nothing is checked");
+    return -1;
+  }
+  return 0;
+}
+
+void hrace__chan_fini(void) {
+  for (int i = 0; i < nprocs; i++) {
+    if (req[i].fd >= 0) close(req[i].fd);
+    if (rep[i] >= 0) close(rep[i]);
+    pthread_mutex_destroy(&req[i].mu);
+  }
+  if (lfd_unix >= 0) close(lfd_unix);
+  if (lfd_tcp >= 0) close(lfd_tcp);
+  lfd_unix = lfd_tcp = -1;
+  free(addrs), free(req), free(rep);
+  addrs = NULL, req = NULL, rep = NULL;
+  pthread_mutex_lock(&mail_mu);
+  for (mail_t *m = mail, *nx; m; m = nx) nx = m->next, free(m->buf), free(m);
+  mail = NULL;
+  pthread_mutex_unlock(&mail_mu);
+}

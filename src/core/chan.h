@@ -1,0 +1,44 @@
+/* hrace's own messages between processes (docs/design.md, "hrace's own traffic"): operation
+ * records, lock tokens, acknowledgements, synchronous-send queries. They travel on sockets,
+ * not on MPI, so that hrace's progress thread makes no MPI calls and the application keeps the
+ * MPI thread level it asked for (MPI_THREAD_MULTIPLE alone costs Open MPI about 56 ns per
+ * message; bench/README.md).
+ *
+ * Every process listens on a Unix socket (abstract namespace) and, when some peer runs on
+ * another host, a TCP socket; the addresses are exchanged once, in MPI_Init. A process opens
+ * two connections to a peer lazily: one for requests from the application's threads (writes
+ * serialised per peer, so one thread's requests arrive in issue order and every request
+ * arrives in the order the writes were made), one for the progress thread's replies. Only the
+ * progress thread reads: requests go to its handler, replies to a mailbox where the
+ * requesting thread waits. Replies are small and bounded by the requests waiting for them,
+ * so a progress thread never blocks on a full socket and two of them cannot deadlock. */
+#ifndef HRACE_CORE_CHAN_H
+#define HRACE_CORE_CHAN_H
+#include <stddef.h>
+#include <stdint.h>
+
+enum {
+  HRACE_CHAN_CTL = 1,     /* requests to the RMA protocol (rma/protocol.h) */
+  HRACE_CHAN_SYNCQ = 2,   /* synchronous-send queries (mpi/posted.h) */
+  HRACE_CHAN_REPLY = 16,  /* tags from here on are replies, delivered to the mailbox */
+};
+
+/* In MPI_Init, on the initial thread, after PMPI_Init: listen, exchange addresses over
+ * MPI_COMM_WORLD (collective). Returns 0, or -1 with a warning (hrace then checks nothing). */
+int hrace__chan_init(void);
+/* After the progress thread stopped: close everything. */
+void hrace__chan_fini(void);
+
+/* A request to peer's progress thread (any thread but the progress thread); two pieces, one
+ * message. */
+void hrace__chan_send(int peer, int32_t tag, const void *a, size_t na, const void *b, size_t nb);
+/* A reply from the progress thread to a waiting thread of peer. */
+void hrace__chan_reply(int peer, int32_t tag, const void *buf, size_t n);
+/* Block until the reply (peer, tag) arrives; returns it (malloc'd, caller frees). */
+void *hrace__chan_wait(int peer, int32_t tag, size_t *n);
+
+/* The progress thread's loop: hands every request to fn (the buffer is valid during the
+ * call only) until fn returns 0. */
+typedef int (*hrace_chan_fn)(void *buf, size_t n, int src, int32_t tag);
+void hrace__chan_serve(hrace_chan_fn fn);
+#endif
