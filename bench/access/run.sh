@@ -8,8 +8,8 @@
 # 5) side by side, and prints the medians as Markdown tables. MEM_MB (default 512) sets mem.c's
 # size; its window is a tenth of it.
 #
-# Single-process MPI with hrace needs Open MPI's ucx one-sided component: hrace asks for
-# MPI_THREAD_MULTIPLE, and osc/rdma then refuses a window whose group is one process.
+# Single-process windows need Open MPI's ucx one-sided component: osc/rdma (4.1.4) refuses a
+# window whose group is one process, with or without hrace.
 set -eu
 
 here=$(cd -- "$(dirname -- "$0")" && pwd)
