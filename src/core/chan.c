@@ -14,6 +14,7 @@
 #include <netinet/tcp.h>
 #include <poll.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,9 +51,16 @@ static int lfd_unix = -1, lfd_tcp = -1;
 
 /* Outgoing connections: requests (application threads, one mutex per peer), replies
  * (progress thread only). */
-typedef struct out { int fd; pthread_mutex_t mu; } out_t;
+typedef struct out {
+  int fd;
+  pthread_mutex_t mu;
+  char *lazy;                  /* messages that may wait (hrace__chan_send_lazy) */
+  size_t nlazy, caplazy;
+} out_t;
 static out_t *req;
 static int *rep;
+static _Atomic int nlazy_peers;   /* peers with lazy messages waiting */
+#define LAZY_MAX 32768
 
 /* ---- mailbox: replies for waiting threads ------------------------------------------------- */
 typedef struct mail { int src; int32_t tag; void *buf; size_t n; struct mail *next; } mail_t;
@@ -75,6 +83,7 @@ static void deliver(int src, int32_t tag, const void *buf, size_t n) {
 }
 
 void *hrace__chan_wait(int peer, int32_t tag, size_t *n) {
+  hrace__chan_flush();   /* a reply may depend on what still waits here */
   pthread_mutex_lock(&mail_mu);
   for (;;) {
     for (mail_t **p = &mail; *p; p = &(*p)->next)
@@ -165,12 +174,50 @@ static void put(int fd, int peer, int32_t tag, const void *a, size_t na, const v
     hrace__warn("lost a message to rank %d (its connection failed: %s)", peer, strerror(errno));
 }
 
+static void flush_locked(out_t *o, int peer) {
+  if (!o->nlazy) return;
+  struct iovec iov = { o->lazy, o->nlazy };
+  if (write_all(o->fd, &iov, 1))
+    hrace__warn("lost messages to rank %d (its connection failed: %s)", peer, strerror(errno));
+  o->nlazy = 0;
+  atomic_fetch_sub_explicit(&nlazy_peers, 1, memory_order_relaxed);
+}
+
 void hrace__chan_send(int peer, int32_t tag, const void *a, size_t na, const void *b, size_t nb) {
   out_t *o = &req[peer];
   pthread_mutex_lock(&o->mu);
   if (o->fd < 0) o->fd = open_to(peer);
+  flush_locked(o, peer);   /* what waited goes first: one order per connection */
   put(o->fd, peer, tag, a, na, b, nb);
   pthread_mutex_unlock(&o->mu);
+}
+
+void hrace__chan_send_lazy(int peer, int32_t tag, const void *a, size_t na) {
+  out_t *o = &req[peer];
+  mhdr_t h = { (uint32_t)na, tag };
+  pthread_mutex_lock(&o->mu);
+  if (o->fd < 0) o->fd = open_to(peer);
+  if (o->nlazy + sizeof h + na > o->caplazy) {
+    o->caplazy = o->nlazy + sizeof h + na > 2 * LAZY_MAX ? o->nlazy + sizeof h + na : 2 * LAZY_MAX;
+    o->lazy = realloc(o->lazy, o->caplazy);
+    if (!o->lazy) abort();
+  }
+  if (!o->nlazy) atomic_fetch_add_explicit(&nlazy_peers, 1, memory_order_relaxed);
+  memcpy(o->lazy + o->nlazy, &h, sizeof h);
+  memcpy(o->lazy + o->nlazy + sizeof h, a, na);
+  o->nlazy += sizeof h + na;
+  if (o->nlazy >= LAZY_MAX) flush_locked(o, peer);
+  pthread_mutex_unlock(&o->mu);
+}
+
+void hrace__chan_flush(void) {
+  if (!atomic_load_explicit(&nlazy_peers, memory_order_relaxed)) return;
+  for (int i = 0; i < nprocs; i++) {
+    out_t *o = &req[i];
+    pthread_mutex_lock(&o->mu);
+    flush_locked(o, i);
+    pthread_mutex_unlock(&o->mu);
+  }
 }
 
 void hrace__chan_reply(int peer, int32_t tag, const void *buf, size_t n) {
@@ -388,6 +435,7 @@ void hrace__chan_fini(void) {
   for (int i = 0; i < nprocs; i++) {
     if (req[i].fd >= 0) close(req[i].fd);
     if (rep[i] >= 0) close(rep[i]);
+    free(req[i].lazy);
     pthread_mutex_destroy(&req[i].mu);
   }
   if (lfd_unix >= 0) close(lfd_unix);

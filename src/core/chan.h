@@ -32,6 +32,13 @@ void hrace__chan_fini(void);
 /* A request to peer's progress thread (any thread but the progress thread); two pieces, one
  * message. */
 void hrace__chan_send(int peer, int32_t tag, const void *a, size_t na, const void *b, size_t nb);
+/* A request that may wait in a buffer: it goes out with the next request to the same peer, at
+ * the next hrace__chan_wait or hrace__chan_flush of any thread, or when 32 KiB wait. Only
+ * for messages whose effect nobody waits for until a later request to that peer (operation
+ * records, which a completion message always follows): one write per batch, not per
+ * record. */
+void hrace__chan_send_lazy(int peer, int32_t tag, const void *a, size_t na);
+void hrace__chan_flush(void);
 /* A reply from the progress thread to a waiting thread of peer. */
 void hrace__chan_reply(int peer, int32_t tag, const void *buf, size_t n);
 /* Block until the reply (peer, tag) arrives; returns it (malloc'd, caller frees). */
