@@ -1,10 +1,13 @@
 /* MPI latency with and without hrace (bench/README.md, "MPI"). The same binary runs both ways:
  * plain, and with libhrace preloaded (the PMPI layer; no load/store instrumentation here).
  *
- * usage: mpibench TEST ITERS REPS     TEST: pp8 pp1m barrier allreduce hdr
+ * usage: mpibench TEST ITERS REPS     TEST: pp8 pp1m barrier allreduce self selfmt hdr
  * Prints one line: TEST ranks median_us (median over REPS of the mean time per operation;
- * ping-pong: one-way latency, half a round trip). `hdr` prints the bytes a 0-byte message
- * occupies on the wire (PMPI_Probe sees hrace's frame). */
+ * ping-pong: one-way latency, half a round trip). `self` (one process): Irecv + Send + Wait of
+ * 4 bytes to itself, the per-message cost of the MPI layer without a second busy-polling rank
+ * (on this 2-core VM two ranks make ping-pong timings bimodal); `selfmt` the same after
+ * MPI_Init_thread(MPI_THREAD_MULTIPLE). `hdr` prints the bytes a 0-byte message occupies on
+ * the wire (PMPI_Probe sees hrace's frame). */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,12 +19,13 @@ static int cmp(const void *a, const void *b) {
 }
 
 int main(int argc, char **argv) {
-  int rank, size;
-  MPI_Init(&argc, &argv);
+  int rank, size, level;
+  if (argc > 1 && !strcmp(argv[1], "selfmt")) MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &level);
+  else MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   if (argc < 4) {
-    if (!rank) fprintf(stderr, "usage: mpibench pp8|pp1m|barrier|allreduce|hdr ITERS REPS\n");
+    if (!rank) fprintf(stderr, "usage: mpibench pp8|pp1m|barrier|allreduce|self|selfmt|hdr ITERS REPS\n");
     MPI_Abort(MPI_COMM_WORLD, 2);
   }
   const char *test = argv[1];
@@ -46,7 +50,13 @@ int main(int argc, char **argv) {
     PMPI_Barrier(MPI_COMM_WORLD);
     double t0 = MPI_Wtime();
     for (int i = 0; i < iters; i++) {
-      if (test[0] == 'p') {
+      if (!strncmp(test, "self", 4)) {
+        MPI_Request rq;
+        int v = i, w;
+        MPI_Irecv(&w, 1, MPI_INT, rank, 0, MPI_COMM_WORLD, &rq);
+        MPI_Send(&v, 1, MPI_INT, rank, 0, MPI_COMM_WORLD);
+        MPI_Wait(&rq, MPI_STATUS_IGNORE);
+      } else if (test[0] == 'p') {
         if (rank == 0) {
           MPI_Send(buf, (int)len, MPI_BYTE, 1, 0, MPI_COMM_WORLD);
           MPI_Recv(buf, (int)len, MPI_BYTE, 1, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);

@@ -38,6 +38,8 @@ point() {   # TEST NP ITERS
   mp=$(med $p); mh=$(med $h)
   echo "| $1 | $2 | $mp | $mh | $(awk -v a="$mp" -v b="$mh" 'BEGIN {printf "%.2f", b / a}') |"
 }
+point self 1 200000
+point selfmt 1 200000
 point pp8 2 20000
 point pp1m 2 200
 for np in 2 4 8 16; do point barrier "$np" $((4000 / np)); done

@@ -67,6 +67,8 @@ typedef struct mail { int src; int32_t tag; void *buf; size_t n; struct mail *ne
 static pthread_mutex_t mail_mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t mail_cv = PTHREAD_COND_INITIALIZER;
 static mail_t *mail;
+static int *nconn;             /* open connections from each peer (progress thread) */
+static char *gone;             /* peer closed all its connections: it ended (under mail_mu) */
 
 static void deliver(int src, int32_t tag, const void *buf, size_t n) {
   mail_t *m = malloc(sizeof *m);
@@ -96,8 +98,24 @@ void *hrace__chan_wait(int peer, int32_t tag, size_t *n) {
         free(m);
         return buf;
       }
+    if (gone[peer]) {
+      pthread_mutex_unlock(&mail_mu);
+      hrace__fatal("rank %d ended while this rank waited for its answer (did it crash or exit "
+                   "without MPI_Finalize?)", peer);
+    }
     pthread_cond_wait(&mail_cv, &mail_mu);
   }
+}
+
+/* A connection from peer closed. Connections close only when their process ends, and every
+ * reply on one is delivered before its end is seen: once all of peer's are closed, nothing
+ * more comes from it, and a thread still waiting for it would wait forever. */
+static void closed(int peer) {
+  if (peer < 0 || --nconn[peer] > 0) return;
+  pthread_mutex_lock(&mail_mu);
+  gone[peer] = 1;
+  pthread_cond_broadcast(&mail_cv);
+  pthread_mutex_unlock(&mail_mu);
 }
 
 /* ---- connecting and writing --------------------------------------------------------------- */
@@ -247,6 +265,7 @@ static int drain(in_t *c, hrace_chan_fn fn) {
       return 1;
     }
     c->rank = h.rank;
+    nconn[h.rank]++;
     off = sizeof h;
   }
   while (go && c->len - off >= sizeof(mhdr_t)) {
@@ -312,7 +331,7 @@ void hrace__chan_serve(hrace_chan_fn fn) {
       int open = fill(&in[i]);
       go = drain(&in[i], fn);
       if ((!open || in[i].fd < 0) && go) {
-        if (in[i].fd >= 0) close(in[i].fd);
+        if (in[i].fd >= 0) close(in[i].fd), closed(in[i].rank);
         free(in[i].buf);
         in[i].fd = -2;   /* compacted below */
       }
@@ -403,7 +422,9 @@ int hrace__chan_init(void) {
   addrs = calloc((size_t)nprocs, sizeof *addrs);
   req = calloc((size_t)nprocs, sizeof *req);
   rep = malloc((size_t)nprocs * sizeof *rep);
-  if (!addrs || !req || !rep) abort();
+  nconn = calloc((size_t)nprocs, sizeof *nconn);
+  gone = calloc((size_t)nprocs, 1);
+  if (!addrs || !req || !rep || !nconn || !gone) abort();
   for (int i = 0; i < nprocs; i++) {
     req[i].fd = -1;
     rep[i] = -1;
@@ -441,8 +462,8 @@ void hrace__chan_fini(void) {
   if (lfd_unix >= 0) close(lfd_unix);
   if (lfd_tcp >= 0) close(lfd_tcp);
   lfd_unix = lfd_tcp = -1;
-  free(addrs), free(req), free(rep);
-  addrs = NULL, req = NULL, rep = NULL;
+  free(addrs), free(req), free(rep), free(nconn), free(gone);
+  addrs = NULL, req = NULL, rep = NULL, nconn = NULL, gone = NULL;
   pthread_mutex_lock(&mail_mu);
   for (mail_t *m = mail, *nx; m; m = nx) nx = m->next, free(m->buf), free(m);
   mail = NULL;
