@@ -23,7 +23,7 @@
 #include "core/log.h"
 #include "core/options.h"
 
-hrace_proc_t hrace__proc = { .rank = -1 };
+hrace_proc_t hrace__proc = { .rank = -1, .thread_level = MPI_THREAD_MULTIPLE };
 
 static const char *const op_names[] = {
 #define X(e, s) s,
@@ -79,6 +79,7 @@ __attribute__((constructor)) static void runtime_ctor(void) {
 }
 
 void hrace__runtime_mpi_init(int rank, int size, int required) {
+  hrace__proc.thread_level = required;
   long slots = hrace__opt.exporters;
   if (slots <= 0) {
     /* Up to FUNNELED only one thread calls MPI: one entry per rank. Otherwise one per thread
@@ -109,7 +110,7 @@ static void dump(const char *what, const char *why) {
  * made long enough to hold every entry. */
 static uint32_t exporter(hrace_thread_t *t) {
   if (HRACE_UNLIKELY(t->exporter == UINT32_MAX)) t->exporter = hrace__exporter_of(t->tid);
-  hrace__vc_grow(&t->cur->g, hrace__clock_len());
+  if (HRACE_UNLIKELY(t->cur->g.n < hrace__clock_len())) hrace__vc_grow(&t->cur->g, hrace__clock_len());
   return t->exporter;
 }
 

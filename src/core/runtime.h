@@ -39,9 +39,10 @@ const char *hrace__op_name(unsigned op);
 typedef struct hrace_proc {
   int rank, size;            /* in MPI_COMM_WORLD; rank -1 before MPI_Init */
   bool mpi_ready;            /* between our MPI_Init and MPI_Finalize wrappers */
-  MPI_Comm ctl;              /* hrace's own communicator: records, lock tokens, acks */
   MPI_Comm world_shadow;     /* clock exchanges of MPI_COMM_WORLD's collectives */
   uint32_t clock_len;        /* entries of a clock in a message (nprocs * exporter slots) */
+  int thread_level;          /* the MPI thread level provided (MULTIPLE until MPI_Init): below
+                              * MULTIPLE the application never makes two MPI calls at once */
 } hrace_proc_t;
 
 extern hrace_proc_t hrace__proc;
@@ -60,7 +61,7 @@ typedef struct hrace_ctx {
 typedef struct hrace_thread {
   int tid;                   /* thread number in this process (0: the initial thread) */
   int depth;                 /* re-entry depth of hrace's wrappers on this thread */
-  int reply_tag;             /* tag of replies to this thread's requests on hrace__proc.ctl */
+  int reply_tag;             /* tag of replies to this thread's requests (core/chan.h) */
   uint32_t exporter;         /* global clock entry, once the thread has published (else ~0) */
   hrace_clk_t published;     /* the exporter entry's value: monotone across contexts */
   hrace_clk_t snapped;       /* the publication whose snapshot is recorded */
@@ -91,6 +92,14 @@ void hrace__signal_done(const char *why);
 extern _Atomic int hrace__fwd_pending;
 void hrace__fwd_flush(int acked);
 void hrace__wait(const hrace_clk_t *c, uint32_t n, const char *why);
+/* Does the application make at most one MPI call at a time? True when it asked for a thread
+ * level below MPI_THREAD_MULTIPLE (MPI-3.1 Sec. 12.4.3: SERIALIZED calls never overlap,
+ * FUNNELED and SINGLE come from one thread); state that only application threads touch inside
+ * MPI calls then needs no lock. */
+static inline bool hrace__mpi_serial(void) {
+  int l = hrace__proc.thread_level;
+  return l == MPI_THREAD_SINGLE || l == MPI_THREAD_FUNNELED || l == MPI_THREAD_SERIALIZED;
+}
 /* Length of a clock in a message (same at every process). */
 static inline uint32_t hrace__clock_len(void) { return hrace__proc.clock_len; }
 

@@ -36,12 +36,36 @@ _Static_assert(sizeof(hrace_hdr_t) == 24, "frame header layout is part of the wi
 /* Header bytes of every frame in this job (fixed at MPI_Init: all ranks agree). */
 extern int hrace__hdr_bytes;
 
+/* A copy made inside hrace's wrappers. libhrace's memcpy interposer checks nothing at wrapper
+ * depth > 0 (access/intercept.c), so short copies skip it: four of them per 4-byte send +
+ * receive to self (two clocks out, the payload in and out) went 276 -> 257 ns. */
+static inline void hrace__copy(void *dst, const void *src, size_t n) {
+  if (n > 64) {
+    memcpy(dst, src, n);
+    return;
+  }
+  unsigned char *d = dst;
+  const unsigned char *s = src;
+  for (; n >= 8; n -= 8, d += 8, s += 8) {
+    uint64_t x;
+    __builtin_memcpy(&x, s, 8);
+    __builtin_memcpy(d, &x, 8);
+  }
+  if (n >= 4) {
+    uint32_t x;
+    __builtin_memcpy(&x, s, 4);
+    __builtin_memcpy(d, &x, 4);
+    n -= 4, d += 4, s += 4;
+  }
+  while (n--) *d++ = *s++;
+}
+
 /* A clock payload: the caller's signal clock as hrace__clock_len() entries (the one place that
  * turns the opaque clock into message bytes; the receiver hands them to hrace__wait). */
 static inline void hrace__clock_out(hrace_clk_t *dst) {
   const hrace_vc_t *v = hrace__signal_clock();
   uint32_t len = hrace__clock_len(), n = v->n < len ? v->n : len;
-  memcpy(dst, v->c, n * sizeof *dst);
+  hrace__copy(dst, v->c, n * sizeof *dst);
   if (n < len) memset(dst + n, 0, (len - n) * sizeof *dst);
 }
 #endif

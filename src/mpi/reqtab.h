@@ -46,8 +46,8 @@ typedef struct hrace_rs {
   MPI_Request shadow_req;
   /* IDUP */
   MPI_Comm *newcomm, shadow_comm;
-  /* Inline storage (no allocation for small messages): must stay last (rs_new clears only
-   * what comes before). */
+  /* Inline storage (no allocation for small messages), not cleared: rs_new sets every field
+   * above one by one, so a new field needs its line there. */
   hrace_post_t postmem;
   char inl[256];
 } hrace_rs_t;
