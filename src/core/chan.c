@@ -156,28 +156,36 @@ static int try_connect(int family, const void *sa, socklen_t len) {
 static int open_to(int peer) {
   const addr_t *a = &addrs[peer];
   int fd = -1;
+  char via[64] = "";
   int tcp_only = strcmp(hrace__opt.transport, "tcp") == 0;
   if (!tcp_only && same_host(peer)) {
     struct sockaddr_un su = { .sun_family = AF_UNIX };
     size_t l = strlen(a->unix_name);
     memcpy(su.sun_path + 1, a->unix_name, l);
     fd = try_connect(AF_UNIX, &su, (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + l));
+    if (fd >= 0) snprintf(via, sizeof via, "Unix socket @%s", a->unix_name);
   }
   if (fd < 0 && a->port) {
+    /* The peer's interface addresses first (with transport=tcp, ranks of one host take the
+     * path ranks on different hosts take), loopback last. */
     struct sockaddr_in si = { .sin_family = AF_INET, .sin_port = htons(a->port) };
-    if (same_host(peer)) {
-      si.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-      fd = try_connect(AF_INET, &si, sizeof si);
-    }
     for (int i = 0; fd < 0 && i < a->nip; i++) {
       si.sin_addr.s_addr = a->ip[i];
       fd = try_connect(AF_INET, &si, sizeof si);
     }
+    if (fd < 0 && same_host(peer)) {
+      si.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+      fd = try_connect(AF_INET, &si, sizeof si);
+    }
+    char ip[INET_ADDRSTRLEN] = "?";
+    inet_ntop(AF_INET, &si.sin_addr, ip, sizeof ip);
+    if (fd >= 0) snprintf(via, sizeof via, "TCP %s:%u", ip, a->port);
   }
   if (fd < 0)
     hrace__fatal("cannot connect to rank %d on %s (hrace's own messages: Unix socket @%s, TCP "
                  "port %u on %d addresses): %s", peer, a->host, a->unix_name, a->port, a->nip,
                  strerror(errno));
+  hrace__debug("connected to rank %d (%s) by %s", peer, a->host, via);
   hello_t h = { HELLO_MAGIC, hrace__proc.rank, cookie };
   struct iovec iov = { &h, sizeof h };
   if (write_all(fd, &iov, 1)) hrace__fatal("cannot greet rank %d: %s", peer, strerror(errno));
