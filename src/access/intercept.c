@@ -7,7 +7,8 @@
  * filter's: two ranges against the gate's bounds, loaded from one cache line. Only
  * threads that run instrumented code (thread.h) go further, and not while hrace itself is
  * handling an access on the thread (its own copies), nor inside an MPI call (the slow paths
- * check the wrappers' depth): MPI's copies are MPI's business.
+ * check the wrappers' depth), nor when the MPI library's code calls them from anywhere else
+ * (mpicode.h: MPICH applies puts from a signal handler): MPI's copies are MPI's business.
  *
  * The real functions are looked up on first use. dlsym may itself copy memory: a call made
  * while this thread is resolving gets a byte loop instead. */
@@ -16,6 +17,7 @@
 #include <stdint.h>
 
 #include "access/check.h"
+#include "access/mpicode.h"
 #include "access/thread.h"
 
 typedef void *(*copy_fn)(void *, const void *, size_t);
@@ -74,7 +76,7 @@ HRACE_COLD static void checked(uintptr_t d, uintptr_t s, size_t n, uintptr_t pc)
   if (!hrace__filter_history() && !hrace__access_maybe_tracked(d, n) &&
       !(s && hrace__access_maybe_tracked(s, n)))
     return;                        /* between windows, in the gap this thread met last */
-  if (hrace__thread()->depth) return;
+  if (hrace__thread()->depth || hrace__pc_in_mpi(pc)) return;   /* MPI's own copies */
   if (s) hrace__access_check_range(s, n, HRACE_ACC_READ, HRACE_OP_LOAD, pc);
   hrace__access_check_range(d, n, HRACE_ACC_WRITE, HRACE_OP_STORE, pc);
 }

@@ -67,6 +67,9 @@ HRACE_EXPORT int MPI_Finalize(void) {
     PMPI_Comm_free(&hrace__proc.world_shadow);
   }
   hrace__report_finish();
+  /* Still inside the wrapper: what MPI does in there (MPICH's UCX device applies other ranks'
+   * puts with memcpy in this process) is not the application's. */
+  int rc = PMPI_Finalize();
   HRACE_LEAVE();
-  return PMPI_Finalize();
+  return rc;
 }

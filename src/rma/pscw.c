@@ -16,7 +16,9 @@
  *
  * Start blocks until the posts arrive, as Open MPI's does (the standard allows it). hrace waits
  * for posts and completes *before* the real MPI_Win_start / MPI_Win_wait, so that a program
- * whose groups do not match (which then hangs in MPI) gets a diagnostic first. */
+ * whose groups do not match (which then hangs in MPI) gets a diagnostic first. While it waits
+ * for the completes it calls MPI_Win_test, since an origin's MPI_Win_complete may need the
+ * target inside MPI (MPICH); if that ends the epoch, the real MPI_Win_wait is not called. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,15 +43,24 @@ static void missing(const hrace_win_t *w, const uint8_t *need, const unsigned *h
 }
 
 /* With the registry lock held: wait until have[g] > 0 for every g in need, then consume one
- * of each. Names the missing ranks once if that takes long. */
+ * of each. Names the missing ranks once if that takes long. With `mpi_win`, MPI gets to make
+ * progress meanwhile (PMPI_Win_test, until it says the exposure epoch is over: *ended), for an
+ * MPI whose MPI_Win_complete needs the target inside MPI (MPICH). */
 static void await(const hrace_win_t *w, const uint8_t *need, unsigned *have, uintptr_t pc,
-                  const char *call, const char *from) {
+                  const char *call, const char *from, MPI_Win mpi_win, int *ended) {
   int told = 0;
   long waited = 0;
   for (;;) {
     int all = 1;
     for (int g = 0; g < w->gsize && all; g++) all = !need[g] || have[g];
     if (all) break;
+    if (mpi_win != MPI_WIN_NULL && !*ended) {
+      hrace__win_unlock();
+      if (PMPI_Win_test(mpi_win, ended) != MPI_SUCCESS) *ended = 0, mpi_win = MPI_WIN_NULL;
+      hrace__win_lock();
+      if (hrace__win_wait(1) == ETIMEDOUT) waited += 1;
+      continue;
+    }
     if (hrace__win_wait(100) == ETIMEDOUT) waited += 100;
     if (!told && waited >= MISMATCH_MS) {
       char who[256];
@@ -121,7 +132,8 @@ HRACE_EXPORT int MPI_Win_start(MPI_Group group, int assert, MPI_Win win) {
   if (w) g = members(w, group, "MPI_Win_start", HRACE_RET_ADDR());
   if (g) {
     hrace__win_lock();
-    await(w, g, w->posts, HRACE_RET_ADDR(), "MPI_Win_start", "MPI_Win_post");
+    int unused = 0;
+    await(w, g, w->posts, HRACE_RET_ADDR(), "MPI_Win_start", "MPI_Win_post", MPI_WIN_NULL, &unused);
     hrace__win_unlock();
   }
   int rc = PMPI_Win_start(group, assert, win);
@@ -177,7 +189,8 @@ HRACE_EXPORT int MPI_Win_complete(MPI_Win win) {
 /* The exposure epoch ends: take one DONE of each origin in the post group and join. */
 static void end_exposure(hrace_win_t *w, uintptr_t pc) {
   hrace__win_lock();
-  await(w, w->post_group, w->dones, pc, "MPI_Win_wait", "MPI_Win_complete");
+  int unused = 0;
+  await(w, w->post_group, w->dones, pc, "MPI_Win_wait", "MPI_Win_complete", MPI_WIN_NULL, &unused);
   hrace_vc_t got;
   hrace__vc_init(&got, w->done_vc.n);
   hrace__vc_copy(&got, &w->done_vc);
@@ -195,13 +208,15 @@ HRACE_EXPORT int MPI_Win_wait(MPI_Win win) {
     hrace__report_misuse(HRACE_RET_ADDR(), "MPI_Win_wait on window %s without MPI_Win_post", w->name);
     w = NULL;
   }
+  int ended = 0;
   if (w) {   /* wait for the DONEs first (see the top of this file), then let MPI wait */
     hrace__win_lock();
-    await(w, w->post_group, w->dones, HRACE_RET_ADDR(), "MPI_Win_wait", "MPI_Win_complete");
+    await(w, w->post_group, w->dones, HRACE_RET_ADDR(), "MPI_Win_wait", "MPI_Win_complete", win,
+          &ended);
     for (int g = 0; g < w->gsize; g++) w->dones[g] += w->post_group[g];   /* not consumed yet */
     hrace__win_unlock();
   }
-  int rc = PMPI_Win_wait(win);
+  int rc = ended ? MPI_SUCCESS : PMPI_Win_wait(win);
   if (w && rc == MPI_SUCCESS) end_exposure(w, HRACE_RET_ADDR());
   HRACE_LEAVE();
   return rc;

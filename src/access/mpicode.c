@@ -1,0 +1,70 @@
+/* Is a memcpy / memmove / memset called from the MPI library's own code? Such copies are MPI
+ * moving data (an RMA operation applied at its target, a message unpacked), not the
+ * application's accesses: hrace models them as operations. Inside an MPI call the wrappers'
+ * depth already says so; but MPICH's UCX device also applies other ranks' puts from a signal
+ * handler that interrupts the application anywhere (found by running the suite on MPICH:
+ * false races against `ucp_put_handler`). So a copy whose caller lies in a module of the MPI
+ * stack is skipped wherever it runs.
+ *
+ * Modules are classified by file name on first sight and cached by address range; only
+ * copies that touch tracked memory get here (the cold path of intercept.c). */
+#include "access/mpicode.h"
+
+#include <link.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <string.h>
+
+typedef struct mod { uintptr_t lo, hi; int mpi; } mod_t;
+
+#define MAX_MODS 128
+static mod_t mods[MAX_MODS];
+static _Atomic int nmods;
+static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+
+/* The MPI implementation and the transport / runtime libraries under it. */
+static int mpi_name(const char *path) {
+  static const char *const parts[] = {
+    "/libmpi", "/libmpich", "/libucp", "/libuct", "/libucs", "/libucm", "/libfabric",
+    "/libpsm", "/libopen-pal", "/libopen-rte", "/libpmix", "/libpmi", "/openmpi/", "/mca_",
+    "/libhcoll", "/libmca_",
+  };
+  for (size_t i = 0; i < sizeof parts / sizeof *parts; i++)
+    if (strstr(path, parts[i])) return 1;
+  return 0;
+}
+
+typedef struct want { uintptr_t pc; mod_t found; int ok; } want_t;
+
+static int find(struct dl_phdr_info *info, size_t size, void *arg) {
+  want_t *w = arg;
+  uintptr_t lo = UINTPTR_MAX, hi = 0;
+  for (int i = 0; i < info->dlpi_phnum; i++) {
+    const ElfW(Phdr) *p = &info->dlpi_phdr[i];
+    if (p->p_type != PT_LOAD) continue;
+    uintptr_t a = info->dlpi_addr + p->p_vaddr;
+    if (a < lo) lo = a;
+    if (a + p->p_memsz > hi) hi = a + p->p_memsz;
+  }
+  if (w->pc < lo || w->pc >= hi) return 0;
+  w->found = (mod_t){ lo, hi, info->dlpi_name && mpi_name(info->dlpi_name) };
+  w->ok = 1;
+  return 1;
+}
+
+int hrace__pc_in_mpi(uintptr_t pc) {
+  int n = atomic_load_explicit(&nmods, memory_order_acquire);
+  for (int i = 0; i < n; i++)
+    if (pc >= mods[i].lo && pc < mods[i].hi) return mods[i].mpi;
+  want_t w = { .pc = pc };
+  dl_iterate_phdr(find, &w);
+  if (!w.ok) return 0;
+  pthread_mutex_lock(&mu);
+  n = atomic_load_explicit(&nmods, memory_order_relaxed);
+  if (n < MAX_MODS) {
+    mods[n] = w.found;
+    atomic_store_explicit(&nmods, n + 1, memory_order_release);
+  }
+  pthread_mutex_unlock(&mu);
+  return w.found.mpi;
+}
