@@ -28,10 +28,12 @@ RACE_EXIT = 66                   # hrace run's default exit status when a race w
 COMPILE_TIMEOUT = 180
 TAIL_LINES = 120                 # lines of job output shown on failure
 KEYS = ("ranks", "expect", "pair", "openmp", "env", "cflags", "count", "suppressions", "golden",
-        "cc", "fortran", "todo", "diagnostic")
+        "cc", "fortran", "todo", "diagnostic", "mpi")
 # cc: COMPILER        build with HRACE_CC=COMPILER (e.g. gcc) instead of hrace-cc's default
 # fortran: FILE...    Fortran sources beside the case, compiled with hrace-fort and linked in;
 #                     `pair:` sides in them are written FILE:LINE
+# mpi: NAME           only meaningful on that MPI (openmpi or mpich: HRACE_MPICC names it);
+#                     skipped on the other
 # todo: REASON        the verdict depends on work not done yet: its tests are TAP TODO (they
 #                     may fail without failing the case; the case must still compile)
 GOLDEN_DIR = os.path.join(REPO, "tests", "golden")
@@ -58,6 +60,7 @@ class Case:
         self.fortran = []            # absolute paths of Fortran companion sources
         self.todo = None             # why the verdict may not hold yet (TAP TODO)
         self.diagnostics = set()     # lines of the misuse diagnostics the run must report
+        self.mpi = None              # "openmpi" / "mpich": the only MPI the case is meant for
 
 
 def parse_header(path):
@@ -152,6 +155,10 @@ def set_key(case, key, value, number, nlines):
             if not os.path.isfile(path):
                 raise HeaderError(bad + f"no file {name!r} beside the case")
             case.fortran.append(os.path.abspath(path))
+    elif key == "mpi":
+        if value not in ("openmpi", "mpich"):
+            raise HeaderError(bad + "want `openmpi` or `mpich`")
+        case.mpi = value
     elif key == "todo":
         if not value:
             raise HeaderError(bad + "say what the verdict waits for")
@@ -479,6 +486,11 @@ def main():
     env.update(case.env)
 
     # Compile.
+    running = "mpich" if "mpich" in env.get("HRACE_MPICC", "mpicc") else "openmpi"
+    if case.mpi and case.mpi != running:
+        for _ in range(planned(case, repeat)):
+            tap.skip(f"{case.name}", f"meant for {case.mpi}, this run uses {running}")
+        return 0
     if case.cc:
         if not shutil.which(case.cc, path=env.get("PATH")):
             for _ in range(planned(case, repeat)):

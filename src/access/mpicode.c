@@ -10,6 +10,7 @@
  * copies that touch tracked memory get here (the cold path of intercept.c). */
 #include "access/mpicode.h"
 
+#include <execinfo.h>
 #include <link.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -67,4 +68,43 @@ int hrace__pc_in_mpi(uintptr_t pc) {
   }
   pthread_mutex_unlock(&mu);
   return w.found.mpi;
+}
+
+/* ---- the application's call site of an MPI call --------------------------------------------- */
+uintptr_t hrace__exe_lo, hrace__exe_hi;
+
+static int find_exe(struct dl_phdr_info *info, size_t size, void *data) {
+  for (int i = 0; i < info->dlpi_phnum; i++) {   /* the first object is the main program */
+    const ElfW(Phdr) *p = &info->dlpi_phdr[i];
+    if (p->p_type != PT_LOAD || !(p->p_flags & PF_X)) continue;
+    uintptr_t lo = info->dlpi_addr + p->p_vaddr, hi = lo + p->p_memsz;
+    if (!hrace__exe_lo || lo < hrace__exe_lo) hrace__exe_lo = lo;
+    if (hi > hrace__exe_hi) hrace__exe_hi = hi;
+  }
+  return 1;
+}
+
+__attribute__((constructor)) static void know_exe(void) { dl_iterate_phdr(find_exe, NULL); }
+
+static int in_self(uintptr_t pc) {
+  static uintptr_t lo, hi;
+  if (!hi) {
+    want_t w = { .pc = (uintptr_t)&in_self };
+    dl_iterate_phdr(find, &w);
+    lo = w.found.lo, hi = w.found.hi;
+  }
+  return pc >= lo && pc < hi;
+}
+
+uintptr_t hrace__caller_slow(uintptr_t pc) {
+  if (!hrace__pc_in_mpi(pc)) return pc;
+  /* Called through the MPI library's own code (MPICH's Fortran bindings call the C symbols):
+   * the first frame outside it and outside libhrace is the application's. */
+  void *frames[24];
+  int n = backtrace(frames, 24);
+  for (int i = 0; i < n; i++) {
+    uintptr_t f = (uintptr_t)frames[i];
+    if (!in_self(f) && !hrace__pc_in_mpi(f)) return f;
+  }
+  return pc;
 }

@@ -78,7 +78,7 @@ def p2p_init(args, kind, mode, fn):
             f".buf = (void *){g('buf')}, .count = {g('count', '0')}, .type = {g('type', 'MPI_DATATYPE_NULL')}, "
             f".peer = {g('peer', 'MPI_PROC_NULL')}, .tag = {g('tag', '0')}, .comm = {g('comm', 'MPI_COMM_NULL')}, "
             f".req = {g('req')}, .status = {g('status')}, .msg = {g('msg')}, .flag = {g('flag')}, "
-            f".active = HRACE_ACTIVE(), .pc = HRACE_RET_ADDR() }}")
+            f".active = HRACE_ACTIVE(), .pc = HRACE_CALLER() }}")
 
 
 def body(name, cls, args):
@@ -96,13 +96,13 @@ def body(name, cls, args):
              f".count = {by_role(args, 'scount', by_role(args, 'count'))}, "
              f".type = {by_role(args, 'stype', by_role(args, 'type'))}, .peer = {by_role(args, 'dest')}, "
              f".tag = {by_role(args, 'stag')}, .comm = {by_role(args, 'comm')}, "
-             f".active = HRACE_ACTIVE(), .pc = HRACE_RET_ADDR() }}")
+             f".active = HRACE_ACTIVE(), .pc = HRACE_CALLER() }}")
         r = (f"{{ .fn = \"{name}\", .kind = HRACE_P2P_RECV, .mode = HRACE_MODE_STD, "
              f".buf = (void *){by_role(args, 'rbuf', by_role(args, 'buf'))}, "
              f".count = {by_role(args, 'rcount', by_role(args, 'count'))}, "
              f".type = {by_role(args, 'rtype', by_role(args, 'type'))}, .peer = {by_role(args, 'src')}, "
              f".tag = {by_role(args, 'rtag')}, .comm = {by_role(args, 'comm')}, "
-             f".status = {by_role(args, 'status')}, .active = HRACE_ACTIVE(), .pc = HRACE_RET_ADDR() }}")
+             f".status = {by_role(args, 'status')}, .active = HRACE_ACTIVE(), .pc = HRACE_CALLER() }}")
         return [f"hrace_p2p_t s_ = {s}, r_ = {r};",
                 f"rc = hrace__p2p_sendrecv(&s_, &r_, {1 if base == 'sendrecv_replace' else 0});"]
     if base in HANDLERS:

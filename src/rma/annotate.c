@@ -182,19 +182,19 @@ static void do_resource(int signal, MPI_Win win, int rank, MPI_Aint disp, MPI_Ai
   HRACE_LEAVE()
 
 HRACE_EXPORT void hrace_process_signal(int rank, int tag) {
-  ANNOTATION(do_process_signal(rank, tag, HRACE_RET_ADDR()));
+  ANNOTATION(do_process_signal(rank, tag, HRACE_CALLER()));
 }
 
 HRACE_EXPORT void hrace_process_wait(int rank, int tag) {
-  ANNOTATION(do_process_wait(rank, tag, HRACE_RET_ADDR()));
+  ANNOTATION(do_process_wait(rank, tag, HRACE_CALLER()));
 }
 
 HRACE_EXPORT void hrace_resource_signal(MPI_Win win, int rank, MPI_Aint disp, MPI_Aint size) {
-  ANNOTATION(do_resource(1, win, rank, disp, size, HRACE_RET_ADDR()));
+  ANNOTATION(do_resource(1, win, rank, disp, size, HRACE_CALLER()));
 }
 
 HRACE_EXPORT void hrace_resource_wait(MPI_Win win, int rank, MPI_Aint disp, MPI_Aint size) {
-  ANNOTATION(do_resource(0, win, rank, disp, size, HRACE_RET_ADDR()));
+  ANNOTATION(do_resource(0, win, rank, disp, size, HRACE_CALLER()));
 }
 
 /* MPI_Pcontrol(level, ...): hrace's levels carry annotations; any other level goes to MPI
@@ -204,7 +204,7 @@ HRACE_EXPORT int MPI_Pcontrol(const int level, ...) {
   va_start(ap, level);
   int rc = MPI_SUCCESS;
   HRACE_ENTER();
-  uintptr_t pc = HRACE_RET_ADDR();
+  uintptr_t pc = HRACE_CALLER();
   switch (level) {
   case HRACE_PCONTROL_PROCESS_SIGNAL:
   case HRACE_PCONTROL_PROCESS_WAIT: {

@@ -69,7 +69,7 @@ HRACE_EXPORT int MPI_Win_lock(int type, int target, int assert, MPI_Win win) {
   hrace_win_t *w = HRACE_ACTIVE() ? hrace__win_of(win) : NULL;
   int ok = w && valid_target(w, target) && (type == MPI_LOCK_EXCLUSIVE || type == MPI_LOCK_SHARED);
   if (ok && (w->lock[target] || w->lock_all)) {
-    hrace__report_misuse(HRACE_RET_ADDR(), "MPI_Win_lock on rank %d of window %s, which this "
+    hrace__report_misuse(HRACE_CALLER(), "MPI_Win_lock on rank %d of window %s, which this "
                          "process has locked already", target, w->name);
     ok = 0;
   }
@@ -89,7 +89,7 @@ HRACE_EXPORT int MPI_Win_unlock(int target, MPI_Win win) {
   hrace_win_t *w = HRACE_ACTIVE() ? hrace__win_of(win) : NULL;
   int held = w && valid_target(w, target) && w->lock[target] && !w->lock_all;
   if (w && valid_target(w, target) && !held)
-    hrace__report_misuse(HRACE_RET_ADDR(), "MPI_Win_unlock of rank %d on window %s without a "
+    hrace__report_misuse(HRACE_CALLER(), "MPI_Win_unlock of rank %d on window %s without a "
                          "matching MPI_Win_lock", target, w->name);
   int rc = PMPI_Win_unlock(target, win);
   if (held && rc == MPI_SUCCESS) release(w, target, target + 1, "MPI_Win_unlock");
@@ -104,7 +104,7 @@ HRACE_EXPORT int MPI_Win_lock_all(int assert, MPI_Win win) {
     int locked = w->lock_all;
     for (int t = 0; t < w->gsize && !locked; t++) locked = w->lock[t] != HRACE_LOCK_NONE;
     if (locked) {
-      hrace__report_misuse(HRACE_RET_ADDR(), "MPI_Win_lock_all on window %s while this process "
+      hrace__report_misuse(HRACE_CALLER(), "MPI_Win_lock_all on window %s while this process "
                            "holds a lock on it", w->name);
       w = NULL;
     }
@@ -124,7 +124,7 @@ HRACE_EXPORT int MPI_Win_unlock_all(MPI_Win win) {
   HRACE_ENTER();
   hrace_win_t *w = HRACE_ACTIVE() ? hrace__win_of(win) : NULL;
   if (w && !w->lock_all) {
-    hrace__report_misuse(HRACE_RET_ADDR(), "MPI_Win_unlock_all on window %s without MPI_Win_lock_all", w->name);
+    hrace__report_misuse(HRACE_CALLER(), "MPI_Win_unlock_all on window %s without MPI_Win_lock_all", w->name);
     w = NULL;
   }
   int rc = PMPI_Win_unlock_all(win);
@@ -156,7 +156,7 @@ static hrace_win_t *flush_window(MPI_Win win, int target, const char *what, uint
 
 HRACE_EXPORT int MPI_Win_flush(int target, MPI_Win win) {
   HRACE_ENTER();
-  hrace_win_t *w = HRACE_ACTIVE() ? flush_window(win, target, "MPI_Win_flush", HRACE_RET_ADDR()) : NULL;
+  hrace_win_t *w = HRACE_ACTIVE() ? flush_window(win, target, "MPI_Win_flush", HRACE_CALLER()) : NULL;
   int rc = PMPI_Win_flush(target, win);
   if (w && rc == MPI_SUCCESS) hrace__rma_complete(w, target);
   HRACE_LEAVE();
@@ -165,7 +165,7 @@ HRACE_EXPORT int MPI_Win_flush(int target, MPI_Win win) {
 
 HRACE_EXPORT int MPI_Win_flush_all(MPI_Win win) {
   HRACE_ENTER();
-  hrace_win_t *w = HRACE_ACTIVE() ? flush_window(win, -1, "MPI_Win_flush_all", HRACE_RET_ADDR()) : NULL;
+  hrace_win_t *w = HRACE_ACTIVE() ? flush_window(win, -1, "MPI_Win_flush_all", HRACE_CALLER()) : NULL;
   int rc = PMPI_Win_flush_all(win);
   if (w && rc == MPI_SUCCESS) hrace__rma_complete(w, -1);
   HRACE_LEAVE();
@@ -174,7 +174,7 @@ HRACE_EXPORT int MPI_Win_flush_all(MPI_Win win) {
 
 HRACE_EXPORT int MPI_Win_flush_local(int target, MPI_Win win) {
   HRACE_ENTER();
-  hrace_win_t *w = HRACE_ACTIVE() ? flush_window(win, target, "MPI_Win_flush_local", HRACE_RET_ADDR()) : NULL;
+  hrace_win_t *w = HRACE_ACTIVE() ? flush_window(win, target, "MPI_Win_flush_local", HRACE_CALLER()) : NULL;
   int rc = PMPI_Win_flush_local(target, win);
   if (w && rc == MPI_SUCCESS) hrace__rma_complete_local(w, target);
   HRACE_LEAVE();
@@ -183,7 +183,7 @@ HRACE_EXPORT int MPI_Win_flush_local(int target, MPI_Win win) {
 
 HRACE_EXPORT int MPI_Win_flush_local_all(MPI_Win win) {
   HRACE_ENTER();
-  hrace_win_t *w = HRACE_ACTIVE() ? flush_window(win, -1, "MPI_Win_flush_local_all", HRACE_RET_ADDR()) : NULL;
+  hrace_win_t *w = HRACE_ACTIVE() ? flush_window(win, -1, "MPI_Win_flush_local_all", HRACE_CALLER()) : NULL;
   int rc = PMPI_Win_flush_local_all(win);
   if (w && rc == MPI_SUCCESS) hrace__rma_complete_local(w, -1);
   HRACE_LEAVE();
@@ -213,7 +213,7 @@ HRACE_EXPORT int MPI_Win_fence(int assert, MPI_Win win) {
     int pending = 0;
     for (int t = 0; t < w->gsize; t++) pending |= w->dirty[t];
     if (pending)
-      hrace__report_misuse(HRACE_RET_ADDR(), "MPI_Win_fence(MPI_MODE_NOPRECEDE) on window %s, "
+      hrace__report_misuse(HRACE_CALLER(), "MPI_Win_fence(MPI_MODE_NOPRECEDE) on window %s, "
                            "but this process issued RMA operations since the previous fence "
                            "(the assertion says none are to be completed)", w->name);
   }

@@ -204,7 +204,7 @@ void hrace__rma_complete_local(hrace_win_t *w, int target) { hrace__buffers_comp
 #define CALL(win, call, pmpi)                                         \
   HRACE_ENTER();                                                      \
   int on_ = HRACE_ACTIVE();                                           \
-  if (on_) hrace__rma_begin(win, &call, HRACE_RET_ADDR());            \
+  if (on_) hrace__rma_begin(win, &call, HRACE_CALLER());            \
   int rc = pmpi;                                                      \
   if (on_) hrace__rma_end(&call, rc);                                 \
   HRACE_LEAVE();                                                      \

@@ -97,11 +97,11 @@ HRACE_EXPORT int MPI_Win_post(MPI_Group group, int assert, MPI_Win win) {
   hrace_win_t *w = HRACE_ACTIVE() ? hrace__win_of(win) : NULL;
   uint8_t *g = NULL;
   if (w && w->posted) {
-    hrace__report_misuse(HRACE_RET_ADDR(), "MPI_Win_post on window %s inside an exposure epoch "
+    hrace__report_misuse(HRACE_CALLER(), "MPI_Win_post on window %s inside an exposure epoch "
                          "(no MPI_Win_wait since the last post)", w->name);
     w = NULL;
   }
-  if (w) g = members(w, group, "MPI_Win_post", HRACE_RET_ADDR());
+  if (w) g = members(w, group, "MPI_Win_post", HRACE_CALLER());
   int rc = PMPI_Win_post(group, assert, win);
   if (g && rc == MPI_SUCCESS) {
     hrace__win_lock();
@@ -125,15 +125,15 @@ HRACE_EXPORT int MPI_Win_start(MPI_Group group, int assert, MPI_Win win) {
   hrace_win_t *w = HRACE_ACTIVE() ? hrace__win_of(win) : NULL;
   uint8_t *g = NULL;
   if (w && w->started) {
-    hrace__report_misuse(HRACE_RET_ADDR(), "MPI_Win_start on window %s inside an access epoch "
+    hrace__report_misuse(HRACE_CALLER(), "MPI_Win_start on window %s inside an access epoch "
                          "(no MPI_Win_complete since the last start)", w->name);
     w = NULL;
   }
-  if (w) g = members(w, group, "MPI_Win_start", HRACE_RET_ADDR());
+  if (w) g = members(w, group, "MPI_Win_start", HRACE_CALLER());
   if (g) {
     hrace__win_lock();
     int unused = 0;
-    await(w, g, w->posts, HRACE_RET_ADDR(), "MPI_Win_start", "MPI_Win_post", MPI_WIN_NULL, &unused);
+    await(w, g, w->posts, HRACE_CALLER(), "MPI_Win_start", "MPI_Win_post", MPI_WIN_NULL, &unused);
     hrace__win_unlock();
   }
   int rc = PMPI_Win_start(group, assert, win);
@@ -158,7 +158,7 @@ HRACE_EXPORT int MPI_Win_complete(MPI_Win win) {
   HRACE_ENTER();
   hrace_win_t *w = HRACE_ACTIVE() ? hrace__win_of(win) : NULL;
   if (w && !w->started) {
-    hrace__report_misuse(HRACE_RET_ADDR(), "MPI_Win_complete on window %s without MPI_Win_start",
+    hrace__report_misuse(HRACE_CALLER(), "MPI_Win_complete on window %s without MPI_Win_start",
                          w->name);
     w = NULL;
   }
@@ -205,19 +205,19 @@ HRACE_EXPORT int MPI_Win_wait(MPI_Win win) {
   HRACE_ENTER();
   hrace_win_t *w = HRACE_ACTIVE() ? hrace__win_of(win) : NULL;
   if (w && !w->posted) {
-    hrace__report_misuse(HRACE_RET_ADDR(), "MPI_Win_wait on window %s without MPI_Win_post", w->name);
+    hrace__report_misuse(HRACE_CALLER(), "MPI_Win_wait on window %s without MPI_Win_post", w->name);
     w = NULL;
   }
   int ended = 0;
   if (w) {   /* wait for the DONEs first (see the top of this file), then let MPI wait */
     hrace__win_lock();
-    await(w, w->post_group, w->dones, HRACE_RET_ADDR(), "MPI_Win_wait", "MPI_Win_complete", win,
+    await(w, w->post_group, w->dones, HRACE_CALLER(), "MPI_Win_wait", "MPI_Win_complete", win,
           &ended);
     for (int g = 0; g < w->gsize; g++) w->dones[g] += w->post_group[g];   /* not consumed yet */
     hrace__win_unlock();
   }
   int rc = ended ? MPI_SUCCESS : PMPI_Win_wait(win);
-  if (w && rc == MPI_SUCCESS) end_exposure(w, HRACE_RET_ADDR());
+  if (w && rc == MPI_SUCCESS) end_exposure(w, HRACE_CALLER());
   HRACE_LEAVE();
   return rc;
 }
@@ -226,12 +226,12 @@ HRACE_EXPORT int MPI_Win_test(MPI_Win win, int *flag) {
   HRACE_ENTER();
   hrace_win_t *w = HRACE_ACTIVE() ? hrace__win_of(win) : NULL;
   if (w && !w->posted) {
-    hrace__report_misuse(HRACE_RET_ADDR(), "MPI_Win_test on window %s without MPI_Win_post", w->name);
+    hrace__report_misuse(HRACE_CALLER(), "MPI_Win_test on window %s without MPI_Win_post", w->name);
     w = NULL;
   }
   int rc = PMPI_Win_test(win, flag);
   /* MPI says every origin has completed: their DONEs are sent or on their way. */
-  if (w && rc == MPI_SUCCESS && *flag) end_exposure(w, HRACE_RET_ADDR());
+  if (w && rc == MPI_SUCCESS && *flag) end_exposure(w, HRACE_CALLER());
   HRACE_LEAVE();
   return rc;
 }

@@ -63,7 +63,7 @@ HRACE_EXPORT int MPI_Win_detach(MPI_Win win, const void *base) {
   hrace_win_t *w = HRACE_ACTIVE() ? hrace__win_of(win) : NULL;
   int rc = PMPI_Win_detach(win, base);
   if (w && rc == MPI_SUCCESS && hrace__win_detach(w, base))
-    hrace__report_misuse(HRACE_RET_ADDR(), "MPI_Win_detach of %p from window %s, which has no "
+    hrace__report_misuse(HRACE_CALLER(), "MPI_Win_detach of %p from window %s, which has no "
                          "region attached there", base, w->name);
   HRACE_LEAVE();
   return rc;
