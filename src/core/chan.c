@@ -84,8 +84,18 @@ static void deliver(int src, int32_t tag, const void *buf, size_t n) {
   pthread_mutex_unlock(&mail_mu);
 }
 
+/* A communicator nobody sends on: probing it drives MPI's progress engine and matches nothing. */
+static MPI_Comm progress_comm = MPI_COMM_NULL;
+
 void *hrace__chan_wait(int peer, int32_t tag, size_t *n) {
   hrace__chan_flush();   /* a reply may depend on what still waits here */
+  /* The answer may wait for MPI to progress in this process: under MPICH, a lock or unlock
+   * from another rank needs its target inside MPI, and the target may be this thread, waiting
+   * here for a lock token held by that rank (found as a hang of rma_lock_self_norace on
+   * MPICH). A thread inside an MPI call (so one that may call MPI, at any thread level)
+   * probes every 100 us while it waits. */
+  const hrace_thread_t *t = hrace__thread();
+  int poke = t->tid >= 0 && t->depth > 0 && progress_comm != MPI_COMM_NULL;
   pthread_mutex_lock(&mail_mu);
   for (;;) {
     for (mail_t **p = &mail; *p; p = &(*p)->next)
@@ -103,7 +113,20 @@ void *hrace__chan_wait(int peer, int32_t tag, size_t *n) {
       hrace__fatal("rank %d ended while this rank waited for its answer (did it crash or exit "
                    "without MPI_Finalize?)", peer);
     }
-    pthread_cond_wait(&mail_cv, &mail_mu);
+    if (!poke) {
+      pthread_cond_wait(&mail_cv, &mail_mu);
+      continue;
+    }
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    ts.tv_nsec += 100000;
+    if (ts.tv_nsec >= 1000000000L) ts.tv_sec++, ts.tv_nsec -= 1000000000L;
+    if (pthread_cond_timedwait(&mail_cv, &mail_mu, &ts) == ETIMEDOUT) {
+      pthread_mutex_unlock(&mail_mu);
+      int flag = 0;
+      PMPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, progress_comm, &flag, MPI_STATUS_IGNORE);
+      pthread_mutex_lock(&mail_mu);
+    }
   }
 }
 
@@ -451,6 +474,7 @@ int hrace__chan_init(void) {
     cookie = (uint64_t)time(NULL) * 0x9E3779B97F4A7C15ull ^ (uint64_t)getpid();
   PMPI_Bcast(&cookie, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
   PMPI_Allgather(&mine, sizeof mine, MPI_BYTE, addrs, sizeof mine, MPI_BYTE, MPI_COMM_WORLD);
+  PMPI_Comm_dup(MPI_COMM_WORLD, &progress_comm);
   int ok = lfd_unix >= 0 || lfd_tcp >= 0, all = 0;
   PMPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
   if (!all) {
@@ -467,6 +491,7 @@ void hrace__chan_fini(void) {
     free(req[i].lazy);
     pthread_mutex_destroy(&req[i].mu);
   }
+  if (progress_comm != MPI_COMM_NULL) PMPI_Comm_free(&progress_comm);
   if (lfd_unix >= 0) close(lfd_unix);
   if (lfd_tcp >= 0) close(lfd_tcp);
   lfd_unix = lfd_tcp = -1;
