@@ -366,7 +366,8 @@ static int do_recv(hrace_p2p_t *a) {
   if (a->kind == HRACE_P2P_RECV || a->kind == HRACE_P2P_MRECV) {
     MPI_Status tmp, *st = a->status == MPI_STATUS_IGNORE ? &tmp : a->status;
     hrace_post_t mem;
-    if (!post) post = hrace__post_add(rec, a->peer, a->tag, a->active, &mem);
+    int blk = !post && hrace__post_blocking(rec, a->peer, a->tag, a->active);
+    if (!post && !blk) post = hrace__post_add(rec, a->peer, a->tag, a->active, &mem);
     wire_t w = frame_recv(a->buf, a->count, a->type, &ti, NULL);
     int rc = mrecv ? PMPI_Mrecv(w.buf, w.count, w.type, a->msg, st)
                    : PMPI_Recv(w.buf, w.count, w.type, a->peer, a->tag, a->comm, st);
@@ -374,6 +375,8 @@ static int do_recv(hrace_p2p_t *a) {
     const hrace_hdr_t *h = rc == MPI_SUCCESS ? unframe(&w, hdr, a->buf, a->count, a->type, a->comm, st, 0) : NULL;
     if (w.type != MPI_PACKED) PMPI_Type_free(&w.type);
     arrived(rec, post, h, st, a->active, a->fn);
+    if (blk) hrace__post_blocking_done(rec, h && (h->flags & HRACE_HDR_CLOCK) ? h : NULL,
+                                       h ? st->MPI_SOURCE : -1);
     return rc;
   }
   hrace_rs_t *s = hrace__rs_new(HRACE_RS_RECV);

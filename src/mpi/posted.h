@@ -47,6 +47,12 @@ hrace_post_t *hrace__post_add(hrace_comm_t *rec, int src, int tag, int active, h
  * message races, the responder's answer for a synchronous sender, unlink and free. */
 void hrace__post_done(hrace_post_t *p, const hrace_hdr_t *h, int src_rank, int tag);
 
+/* A blocking receive's post, in a program that makes one MPI call at a time: returns 0 when
+ * it must go in the list instead (hrace__post_add). Its completion: hrace__post_blocking_done
+ * (h NULL: nothing framed arrived). */
+int hrace__post_blocking(hrace_comm_t *rec, int src, int tag, int active);
+void hrace__post_blocking_done(hrace_comm_t *rec, const hrace_hdr_t *h, int src_rank);
+
 /* The synchronous-send side: after the send completed (not cancelled), join the receiver's
  * clock at the post of the receive that matched it. */
 void hrace__ssend_fetch(hrace_comm_t *rec, int dest, int tag, uint32_t sync_id, const char *why);
