@@ -238,10 +238,8 @@ static void memory(hrace_report_t *r, const hrace_win_t *w) {
   if (hrace__symbolize_data(r->addr, &r->variable)) return;
   r->variable.name = NULL;
   if (!w) return;
-  r->allocation = w->kind == HRACE_WIN_ALLOCATE ? "MPI_Win_allocate"
-                  : w->kind == HRACE_WIN_SHARED ? "MPI_Win_allocate_shared"
-                  : w->kind == HRACE_WIN_DYNAMIC ? "MPI_Win_attach"
-                                                 : "MPI_Win_create";
+  /* memory of a dynamic window comes from the application and is attached */
+  r->allocation = w->kind == HRACE_WIN_DYNAMIC ? "MPI_Win_attach" : hrace__win_creator(w->kind);
   r->alloc_base = (uintptr_t)w->base;
   r->alloc_size = w->size;
 }

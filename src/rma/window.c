@@ -131,8 +131,15 @@ hrace_win_t *hrace__win_register(MPI_Win win, MPI_Comm comm, int kind, void *bas
   }
   wins[nwins++] = w;
   pthread_mutex_unlock(&mu);
-  hrace__sync_all(w->shadow, NULL, 0, "MPI_Win_create");
+  hrace__sync_all(w->shadow, NULL, 0, hrace__win_creator(kind));
   return w;
+}
+
+const char *hrace__win_creator(int kind) {
+  return kind == HRACE_WIN_ALLOCATE ? "MPI_Win_allocate"
+         : kind == HRACE_WIN_SHARED ? "MPI_Win_allocate_shared"
+         : kind == HRACE_WIN_DYNAMIC ? "MPI_Win_create_dynamic"
+                                     : "MPI_Win_create";
 }
 
 hrace_win_t *hrace__win_of(MPI_Win win) {

@@ -88,6 +88,8 @@ typedef struct hrace_win {
   hrace_resource_t *resources;  /* annotated synchronisation locations (annotate.c) */
 } hrace_win_t;
 
+/* The call that makes windows of this kind ("MPI_Win_allocate", ...): reports name it. */
+const char *hrace__win_creator(int kind);
 /* Register a window just created collectively over comm (call from the creating wrapper,
  * on every member, after the PMPI call succeeded). Exchanges clocks all-to-all. */
 hrace_win_t *hrace__win_register(MPI_Win win, MPI_Comm comm, int kind, void *base,
