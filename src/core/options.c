@@ -157,6 +157,11 @@ bool hrace__options_parse(const char *spec, hrace_options_t *out, char *err, siz
     free(item);
     if (!good) return false;
   }
+  /* Strings with a fixed set of values. */
+  if (strcmp(o.transport, "auto") && strcmp(o.transport, "tcp")) {
+    snprintf(err, errlen, "option 'transport' wants auto or tcp, got '%s'", o.transport);
+    return false;
+  }
   *out = o;
   return true;
 }

@@ -50,7 +50,7 @@ static int init_in_child(const char *spec, char *out, size_t outlen) {
 }
 
 int main(void) {
-  plan(56);
+  plan(60);
   hrace_options_t o;
 
   /* Defaults: the global is usable before any init. */
@@ -98,6 +98,8 @@ int main(void) {
   rejects("verbosity=99999999999999999999", "'99999999999999999999'");
   ok(strstr(err, "range") != NULL, "overflow says out of range (%s)", err);
   rejects("report_text=1,bogus", "'bogus'");
+  rejects("transport=udp", "'udp'");
+  ok(parse("transport=tcp", &o) && strcmp(o.transport, "tcp") == 0, "transport=tcp");
 
   /* hrace__options_init: exit 2 on errors, exit 0 with help. */
   char out[4096];
