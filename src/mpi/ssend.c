@@ -141,11 +141,17 @@ int hrace__post_blocking(hrace_comm_t *rec, int src, int tag, int active) {
     blk.snap = malloc((n ? n : 1) * sizeof *blk.snap);
     if (!blk.snap) abort();
   }
+  /* The clock first: taking it may flush forwarded accesses and wait for this process's own
+   * progress thread, which must not find the slot half written meanwhile. */
+  hrace_clk_t stackbuf[256], *c = n <= 256 ? stackbuf : malloc(n * sizeof *c);
+  if (!c) abort();
+  hrace__clock_out(c);
   blk_begin();
   blk.comm_id = rec->id, blk.src = src, blk.tag = tag, blk.n = n;
-  hrace__clock_out(blk.snap);
+  memcpy(blk.snap, c, n * sizeof *c);
   blk.active = 1;
   blk_end();
+  if (c != stackbuf) free(c);
   if (active) hrace__signal_done("receive posted");
   return 1;
 }
