@@ -71,7 +71,7 @@ int hrace__pc_in_mpi(uintptr_t pc) {
 }
 
 /* ---- the application's call site of an MPI call --------------------------------------------- */
-uintptr_t hrace__exe_lo, hrace__exe_hi;
+uintptr_t hrace__exe_lo, hrace__exe_hi, hrace__exe_bias;
 
 static int find_exe(struct dl_phdr_info *info, size_t size, void *data) {
   for (int i = 0; i < info->dlpi_phnum; i++) {   /* the first object is the main program */
@@ -81,9 +81,11 @@ static int find_exe(struct dl_phdr_info *info, size_t size, void *data) {
     if (!hrace__exe_lo || lo < hrace__exe_lo) hrace__exe_lo = lo;
     if (hi > hrace__exe_hi) hrace__exe_hi = hi;
   }
+  hrace__exe_bias = info->dlpi_addr;
   return 1;
 }
 
+/* At load: the main program is mapped before any library's constructor runs. */
 __attribute__((constructor)) static void know_exe(void) { dl_iterate_phdr(find_exe, NULL); }
 
 static int in_self(uintptr_t pc) {

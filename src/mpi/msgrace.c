@@ -10,9 +10,9 @@
  *                                              s' != s -> race; enter the ring */
 #include "mpi/msgrace.h"
 
-#include <link.h>
 #include <stdlib.h>
 #include <string.h>
+#include "access/mpicode.h"
 #include "core/runtime.h"
 #include "mpi/posted.h"
 #include "report/report.h"
@@ -84,36 +84,12 @@ void hrace__mrace_free(hrace_comm_t *rec) {
 }
 
 /* ---- sites --------------------------------------------------------------------------------- */
-static uintptr_t exe_lo, exe_hi, exe_bias;
-static int exe_known;
-
-static int find_exe(struct dl_phdr_info *info, size_t size, void *data) {
-  /* The first object dl_iterate_phdr reports is the main program. */
-  for (int i = 0; i < info->dlpi_phnum; i++) {
-    const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-    if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X)) continue;
-    uintptr_t lo = info->dlpi_addr + ph->p_vaddr, hi = lo + ph->p_memsz;
-    if (!exe_lo || lo < exe_lo) exe_lo = lo;
-    if (hi > exe_hi) exe_hi = hi;
-  }
-  exe_bias = info->dlpi_addr;
-  return 1;
-}
-
-static void know_exe(void) {
-  if (!exe_known) {
-    dl_iterate_phdr(find_exe, NULL);
-    exe_known = 1;
-  }
-}
-
+/* The main executable's range and load bias: access/mpicode.h. */
 uint64_t hrace__site_encode(uintptr_t pc) {
-  if (HRACE_UNLIKELY(!exe_known)) know_exe();
-  if (pc < exe_lo || pc >= exe_hi) return 0;
-  return (uint64_t)(pc - exe_bias) | (1ull << 63);
+  if (pc < hrace__exe_lo || pc >= hrace__exe_hi) return 0;
+  return (uint64_t)(pc - hrace__exe_bias) | (1ull << 63);
 }
 
 uintptr_t hrace__site_decode(uint64_t site) {
-  know_exe();
-  return site ? exe_bias + (uintptr_t)(site & ~(1ull << 63)) : 0;
+  return site ? hrace__exe_bias + (uintptr_t)(site & ~(1ull << 63)) : 0;
 }
