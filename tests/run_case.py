@@ -27,6 +27,10 @@ REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RACE_EXIT = 66                   # hrace run's default exit status when a race was reported
 COMPILE_TIMEOUT = 180
 TAIL_LINES = 120                 # lines of job output shown on failure
+# What a C main links for Fortran companions that call MPI (`use mpi`, `use mpi_f08`).
+FORTRAN_MPI_LIBS = {"openmpi": ["-lmpi_usempif08", "-lmpi_usempi_ignore_tkr", "-lmpi_mpifh"],
+                    "mpich": ["-lmpichfort"]}
+
 KEYS = ("ranks", "expect", "pair", "openmp", "env", "cflags", "count", "suppressions", "golden",
         "cc", "fortran", "todo", "diagnostic", "mpi")
 # cc: COMPILER        build with HRACE_CC=COMPILER (e.g. gcc) instead of hrace-cc's default
@@ -514,7 +518,7 @@ def main():
     if compiled:
         cc = [os.path.join(build, "bin", "hrace-cc")] + (["-fopenmp"] if case.openmp else []) + \
             case.cflags + ["-I", os.path.join(REPO, "include"), case_path] + objects + \
-            (["-lgfortran"] if objects else []) + ["-o", exe]
+            (FORTRAN_MPI_LIBS[running] + ["-lgfortran"] if objects else []) + ["-o", exe]
         if os.path.exists(exe):
             os.unlink(exe)
         status, timed_out, _ = run_in_session(cc, work, env, COMPILE_TIMEOUT,

@@ -17,9 +17,11 @@
 #include "rma/protocol.h"
 
 void hrace__p2p_init(void);
+int hrace__fortran_route(void);   /* fortran.c */
 
 static int start(int *argc, char ***argv, int thread, int required, int *provided) {
   hrace__runtime_init();
+  hrace__fortran_route();   /* Open MPI's Fortran bindings dlopen'ed since load, if any */
   int got = MPI_THREAD_SINGLE;
   int rc = thread ? PMPI_Init_thread(argc, argv, required, &got) : PMPI_Init(argc, argv);
   if (rc != MPI_SUCCESS) return rc;

@@ -1,6 +1,6 @@
 ! Fortran side of rma_fortran_mpi_race.c and rma_fortran_mpi_norace.c: the RMA epoch and the
-! barrier are Fortran MPI calls (`use mpi`). MPICH's Fortran bindings call the C MPI_* symbols,
-! so hrace's wrappers see them (Open MPI's call PMPI_* directly: these cases are MPICH's).
+! barrier are Fortran MPI calls (`use mpi`). MPICH's Fortran bindings call the C MPI_* symbols;
+! Open MPI's call PMPI_*, and hrace routes them to its wrappers (src/mpi/fortran.c).
 subroutine fput(fwin, v, target) bind(c, name="fput")
   use iso_c_binding
   use mpi

@@ -1,9 +1,7 @@
 /* hrace-test
  * ranks: 2
  * expect: no-race
- * mpi: mpich
  * fortran: rma_fortran_mpi.f90
- * cflags: -lmpichfort
  */
 /* Twin of rma_fortran_mpi_race.c: rank 1 loads after the Fortran barrier that follows rank
  * 0's Fortran unlock, so the put is ordered before the load: no race (and a barrier hrace did

@@ -1,10 +1,8 @@
 /* hrace-test
  * ranks: 2
  * expect: race
- * mpi: mpich
  * fortran: rma_fortran_mpi.f90
- * cflags: -lmpichfort
- * pair: 29 rma_fortran_mpi.f90:14
+ * pair: 27 rma_fortran_mpi.f90:14
  */
 /* Rank 0's put comes from Fortran (MPI_Win_lock / MPI_Put / MPI_Win_unlock through `use mpi`,
  * rma_fortran_mpi.f90); rank 1 loads its window before the (Fortran) barrier that would order

@@ -1,0 +1,122 @@
+/* Fortran MPI calls on Open MPI.
+ *
+ * MPICH's Fortran bindings call the C symbols (MPI_Send), so hrace's wrappers see them. Open
+ * MPI's call the profiling symbols: `mpi_send_` (use mpif.h / use mpi) and `mpi_send_f08_`
+ * (use mpi_f08, through ompi_send_f) convert their arguments and then call PMPI_Send through
+ * the procedure linkage table of libmpi_mpifh.so. A Fortran program therefore bypassed hrace
+ * completely: no window was known, no message was framed, no edge recorded.
+ *
+ * Instead of writing (or generating) a second set of wrappers that re-implement Open MPI's
+ * Fortran conversions (handles, statuses, MPI_BOTTOM / MPI_IN_PLACE sentinels, 1-based
+ * indices of Waitany...), hrace points those PLT slots at its own C wrappers: a slot bound to
+ * PMPI_X is rewritten to hrace's MPI_X when libhrace defines MPI_X. Open MPI's binding still
+ * does every conversion; the C wrapper then sees exactly what a C caller would have passed,
+ * and reports the Fortran line (the wrapper's return address lies in libmpi_mpifh, so
+ * access/mpicode.h walks the stack to the application's frame).
+ *
+ * Only Open MPI's Fortran binding libraries are touched (by file name), only slots of
+ * functions hrace wraps, and only once each: at load, before the program can call MPI_Init,
+ * and again at MPI_Init for bindings opened later with dlopen. */
+#include <dlfcn.h>
+#include <elf.h>
+#include <link.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "core/log.h"
+#include "mpi/handlers.h"
+
+static const char *const binding_libs[] = {
+  "libmpi_mpifh.so", "libmpi_usempif08.so", "libmpi_usempi_ignore_tkr.so", "libmpi_usempi.so",
+};
+
+static int is_binding(const char *path) {
+  const char *base = strrchr(path, '/');
+  base = base ? base + 1 : path;
+  for (size_t i = 0; i < sizeof binding_libs / sizeof *binding_libs; i++)
+    if (!strncmp(base, binding_libs[i], strlen(binding_libs[i]))) return 1;
+  return 0;
+}
+
+/* Is fn defined in libhrace (not MPI's own MPI_X found further down the search order)? */
+static int ours(void *fn) {
+  Dl_info a, b;
+  return dladdr(fn, &a) && dladdr((void *)&is_binding, &b) && a.dli_fbase == b.dli_fbase;
+}
+
+/* Make [p, p + n) writable if it is not (RELRO, or a BIND_NOW object's whole GOT); returns
+ * the protection to restore (0 if nothing changed). */
+static int unprotect(const struct dl_phdr_info *info, uintptr_t p, size_t n) {
+  for (int i = 0; i < info->dlpi_phnum; i++) {
+    const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+    if (ph->p_type != PT_GNU_RELRO) continue;
+    uintptr_t lo = info->dlpi_addr + ph->p_vaddr, hi = lo + ph->p_memsz;
+    if (p + n <= lo || p >= hi) continue;
+    uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE), a = p & ~(pg - 1);
+    if (mprotect((void *)a, p + n - a, PROT_READ | PROT_WRITE)) return -1;
+    return PROT_READ;
+  }
+  return 0;
+}
+
+/* The dynamic section's addresses: glibc relocates them in place on most targets, not on
+ * all; an address below the load base is still a file offset. */
+static uintptr_t dyn_addr(const struct dl_phdr_info *info, ElfW(Addr) a) {
+  return a < info->dlpi_addr ? info->dlpi_addr + a : a;
+}
+
+static int patch_one(struct dl_phdr_info *info, size_t size, void *arg) {
+  int *patched = arg;
+  if (!info->dlpi_name || !is_binding(info->dlpi_name)) return 0;
+  const ElfW(Dyn) *dyn = NULL;
+  for (int i = 0; i < info->dlpi_phnum; i++)
+    if (info->dlpi_phdr[i].p_type == PT_DYNAMIC)
+      dyn = (const ElfW(Dyn) *)(info->dlpi_addr + info->dlpi_phdr[i].p_vaddr);
+  if (!dyn) return 0;
+  const ElfW(Sym) *symtab = NULL;
+  const char *strtab = NULL;
+  const ElfW(Rela) *jmprel = NULL;
+  size_t pltrelsz = 0;
+  for (const ElfW(Dyn) *d = dyn; d->d_tag != DT_NULL; d++) {
+    switch (d->d_tag) {
+    case DT_SYMTAB: symtab = (const ElfW(Sym) *)dyn_addr(info, d->d_un.d_ptr); break;
+    case DT_STRTAB: strtab = (const char *)dyn_addr(info, d->d_un.d_ptr); break;
+    case DT_JMPREL: jmprel = (const ElfW(Rela) *)dyn_addr(info, d->d_un.d_ptr); break;
+    case DT_PLTRELSZ: pltrelsz = d->d_un.d_val; break;
+    case DT_PLTREL: if (d->d_un.d_val != DT_RELA) return 0; break;   /* x86-64, aarch64: RELA */
+    }
+  }
+  if (!symtab || !strtab || !jmprel) return 0;
+  for (size_t i = 0; i < pltrelsz / sizeof *jmprel; i++) {
+    const ElfW(Rela) *r = &jmprel[i];
+    const char *name = strtab + symtab[ELF64_R_SYM(r->r_info)].st_name;
+    if (strncmp(name, "PMPI_", 5)) continue;
+    void *fn = dlsym(RTLD_DEFAULT, name + 1);   /* "MPI_X" */
+    if (!fn || !ours(fn)) continue;
+    void **slot = (void **)(info->dlpi_addr + r->r_offset);
+    if (*slot == fn) continue;
+    int prot = unprotect(info, (uintptr_t)slot, sizeof *slot);
+    if (prot < 0) {
+      hrace__warn("cannot route Open MPI's Fortran %s through hrace (mprotect failed): Fortran "
+                  "MPI calls of %s are not checked", name + 1, info->dlpi_name);
+      return 0;
+    }
+    __atomic_store_n(slot, fn, __ATOMIC_RELEASE);
+    if (prot) {
+      uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE), a = (uintptr_t)slot & ~(pg - 1);
+      mprotect((void *)a, (uintptr_t)slot + sizeof *slot - a, prot);
+    }
+    ++*patched;
+  }
+  return 0;
+}
+
+int hrace__fortran_route(void) {
+  int patched = 0;
+  dl_iterate_phdr(patch_one, &patched);
+  return patched;
+}
+
+__attribute__((constructor)) static void fortran_route_at_load(void) { hrace__fortran_route(); }
