@@ -1,9 +1,9 @@
 /* MPI latency with and without hrace (bench/README.md, "MPI"). The same binary runs both ways:
  * plain, and with libhrace preloaded (the PMPI layer; no load/store instrumentation here).
  *
- * usage: mpibench TEST ITERS REPS     TEST: pp8 pp1m barrier allreduce self selfmt hdr
+ * usage: mpibench TEST ITERS REPS     TEST: ppN pp1m barrier allreduce self selfmt hdr
  * Prints one line: TEST ranks median_us (median over REPS of the mean time per operation;
- * ping-pong: one-way latency, half a round trip). `self` (one process): Irecv + Send + Wait of
+ * ping-pong of N bytes: one-way latency, half a round trip). `self` (one process): Irecv + Send + Wait of
  * 4 bytes to itself, the per-message cost of the MPI layer without a second busy-polling rank
  * (on this 2-core VM two ranks make ping-pong timings bimodal); `selfmt` the same after
  * MPI_Init_thread(MPI_THREAD_MULTIPLE). `hdr` prints the bytes a 0-byte message occupies on
@@ -25,7 +25,7 @@ int main(int argc, char **argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   if (argc < 4) {
-    if (!rank) fprintf(stderr, "usage: mpibench pp8|pp1m|barrier|allreduce|self|selfmt|hdr ITERS REPS\n");
+    if (!rank) fprintf(stderr, "usage: mpibench ppN|pp1m|barrier|allreduce|self|selfmt|hdr ITERS REPS\n");
     MPI_Abort(MPI_COMM_WORLD, 2);
   }
   const char *test = argv[1];
@@ -43,7 +43,7 @@ int main(int argc, char **argv) {
     MPI_Finalize();
     return 0;
   }
-  size_t len = !strcmp(test, "pp1m") ? 1 << 20 : 8;
+  size_t len = !strcmp(test, "pp1m") ? 1 << 20 : !strncmp(test, "pp", 2) ? strtoul(test + 2, NULL, 10) : 8;
   char *buf = calloc(len, 1);
   double *t = malloc(reps * sizeof *t), in = 1, out;
   for (int r = -1; r < reps; r++) {               /* r = -1: warm-up */

@@ -40,6 +40,7 @@ static exporter_t ex[MAX_SLOTS];
 static _Atomic int used_slots;
 static pthread_mutex_t assign_mu = PTHREAD_MUTEX_INITIALIZER;
 static int warned;
+static _Atomic unsigned init_gen;   /* hrace__exporters_init calls (own_exporter_cached) */
 
 void hrace__exporters_init(int rank, int np, int slots) {
   my_rank = rank;
@@ -49,6 +50,7 @@ void hrace__exporters_init(int rank, int np, int slots) {
     if (!ex[i].h) pthread_mutex_init(&ex[i].mu, NULL);
     if (i >= atomic_load(&used_slots)) ex[i].tid = -1;
   }
+  atomic_fetch_add(&init_gen, 1);
 }
 
 uint32_t hrace__exporters_len(void) { return (uint32_t)(nprocs * nslots); }
@@ -88,19 +90,32 @@ static exporter_t *own_exporter(uint32_t e) {
   return s < (uint32_t)nslots ? &ex[s] : NULL;
 }
 
-/* Is (k, l, own) implied by run entry r? */
+/* own_exporter of the calling thread's last snapshot, without its division (a snapshot per
+ * send and per receive post). Valid while init_gen is unchanged: hrace__exporters_init
+ * renumbers entries. */
+static __thread struct { uint32_t e; unsigned gen; exporter_t *x; } last_own
+    __attribute__((tls_model("initial-exec")));
+
+static exporter_t *own_exporter_cached(uint32_t e) {
+  unsigned g = atomic_load_explicit(&init_gen, memory_order_relaxed) + 1;
+  if (__builtin_expect(last_own.gen == g && last_own.e == e, 1)) return last_own.x;
+  exporter_t *x = own_exporter(e);
+  last_own.e = e, last_own.gen = g, last_own.x = x;
+  return x;
+}
+
+/* Is (k, l, own) implied by run entry r? A loop, not memcmp: l has a handful of entries. */
 static bool in_run(const snap_t *r, hrace_clk_t k, const hrace_vc_t *l, uint32_t own) {
   if (r->own != own || r->n != l->n || own >= l->n) return false;
   if (l->c[own] != r->own0 + (k - r->k)) return false;
-  return !memcmp(r->l, l->c, own * sizeof *l->c) &&
-         !memcmp(r->l + own + 1, l->c + own + 1, (l->n - own - 1) * sizeof *l->c);
+  for (uint32_t i = 0; i < l->n; i++)
+    if (i != own && r->l[i] != l->c[i]) return false;
+  return true;
 }
 
-void hrace__exporter_snapshot(uint32_t e, hrace_clk_t k, const hrace_vc_t *l, uint32_t own) {
-  exporter_t *x = own_exporter(e);
-  if (!x) return;
-  /* Only this thread appends, so it may read its last entry without the lock. */
-  if (x->nh && k >= x->h[x->nh - 1].k && in_run(&x->h[x->nh - 1], k, l, own)) return;
+/* A new run entry (out of line: the run usually continues, and that check needs no frame). */
+static __attribute__((noinline)) void append(exporter_t *x, hrace_clk_t k, const hrace_vc_t *l,
+                                             uint32_t own) {
   hrace_clk_t *c = malloc((l->n ? l->n : 1) * sizeof *c);
   if (!c) abort();
   if (l->n) memcpy(c, l->c, l->n * sizeof *c);
@@ -112,6 +127,14 @@ void hrace__exporter_snapshot(uint32_t e, hrace_clk_t k, const hrace_vc_t *l, ui
   }
   x->h[x->nh++] = (snap_t){ k, own, own < l->n ? l->c[own] : 0, l->n, c };
   pthread_mutex_unlock(&x->mu);
+}
+
+void hrace__exporter_snapshot(uint32_t e, hrace_clk_t k, const hrace_vc_t *l, uint32_t own) {
+  exporter_t *x = own_exporter_cached(e);
+  if (!x) return;
+  /* Only this thread appends, so it may read its last entry without the lock. */
+  if (x->nh && k >= x->h[x->nh - 1].k && in_run(&x->h[x->nh - 1], k, l, own)) return;
+  append(x, k, l, own);
 }
 
 /* Entry `i` of snapshot s (the one at or below k). */

@@ -34,8 +34,8 @@ static const char *const op_names[] = {
 const char *hrace__op_name(unsigned op) { return op < HRACE_OP_COUNT ? op_names[op] : "access"; }
 
 /* Initial-exec TLS: the per-access path reaches it with one %fs-relative load. */
-static __thread hrace_thread_t self __attribute__((tls_model("initial-exec"), aligned(64)));
-static __thread bool self_ready __attribute__((tls_model("initial-exec")));
+__thread hrace_thread_t hrace__self __attribute__((tls_model("initial-exec"), aligned(64)));
+__thread bool hrace__self_ready __attribute__((tls_model("initial-exec")));
 static _Atomic int next_tid;
 static _Atomic uint32_t next_idx;    /* entries of the local clock part: threads and tasks */
 
@@ -47,22 +47,22 @@ static void ctx_init(hrace_ctx_t *c, uint32_t idx) {
   c->g.local = &c->l;
 }
 
-hrace_thread_t *hrace__thread(void) {
-  if (HRACE_UNLIKELY(!self_ready)) {
-    self_ready = true;
-    self.tid = atomic_fetch_add(&next_tid, 1);
-    self.reply_tag = 1000 + self.tid;
-    self.exporter = UINT32_MAX;
-    self.published = 1;
-    ctx_init(&self.base, atomic_fetch_add(&next_idx, 1));
-    self.cur = &self.base;
+hrace_thread_t *hrace__thread_first(void) {
+  if (!hrace__self_ready) {
+    hrace__self_ready = true;
+    hrace__self.tid = atomic_fetch_add(&next_tid, 1);
+    hrace__self.reply_tag = 1000 + hrace__self.tid;
+    hrace__self.exporter = UINT32_MAX;
+    hrace__self.published = 1;
+    ctx_init(&hrace__self.base, atomic_fetch_add(&next_idx, 1));
+    hrace__self.cur = &hrace__self.base;
   }
-  return &self;
+  return &hrace__self;
 }
 
 void hrace__thread_internal(void) {
-  hrace_thread_t *t = &self;
-  self_ready = true;
+  hrace_thread_t *t = &hrace__self;
+  hrace__self_ready = true;
   t->tid = -1;
   t->reply_tag = 999;
   t->exporter = UINT32_MAX;
@@ -133,10 +133,9 @@ hrace_clk_t hrace__thread_epoch(void) {
  * a record that arrives right after the publication is judged through it (a snapshot taken in
  * hrace__signal_done came too late for that, and one taken there again would include what the
  * exchange itself brought back, which the published clock did not know). */
-const hrace_vc_t *hrace__signal_clock(void) {
+static inline const hrace_vc_t *signal_clock(hrace_thread_t *t) {
   if (HRACE_UNLIKELY(atomic_load_explicit(&hrace__fwd_pending, memory_order_relaxed)))
     hrace__fwd_flush(1);
-  hrace_thread_t *t = hrace__thread();
   hrace_ctx_t *c = t->cur;
   uint32_t e = exporter(t);
   if (c->g.c[e] < t->published) c->g.c[e] = t->published;
@@ -147,11 +146,20 @@ const hrace_vc_t *hrace__signal_clock(void) {
   return &c->g;
 }
 
+const hrace_vc_t *hrace__signal_clock(void) { return signal_clock(hrace__thread()); }
+
+void hrace__signal_clock_out(hrace_clk_t *dst) {
+  const hrace_vc_t *v = signal_clock(hrace__thread());
+  uint32_t len = hrace__clock_len(), n = v->n < len ? v->n : len, i;
+  for (i = 0; i < n; i++) dst[i] = v->c[i];   /* a few entries: no memcpy call */
+  for (; i < len; i++) dst[i] = 0;
+}
+
 void hrace__signal_done(const char *why) {
   hrace_thread_t *t = hrace__thread();
   hrace_ctx_t *c = t->cur;
-  if (t->snapped != t->published) hrace__signal_clock();   /* published without asking */
-  dump("signal", why);
+  if (t->snapped != t->published) signal_clock(t);   /* published without asking */
+  if (HRACE_UNLIKELY(hrace__opt.dump_clocks)) dump("signal", why);
   t->published++;                    /* c->g.c[e] stays at the value just published */
   c->l.c[c->idx]++;
   c->region = why;
@@ -159,11 +167,15 @@ void hrace__signal_done(const char *why) {
 
 void hrace__wait(const hrace_clk_t *clk, uint32_t n, const char *why) {
   hrace_thread_t *t = hrace__thread();
+  hrace_ctx_t *c = t->cur;
   hrace_vc_t got = { .n = n, .c = (hrace_clk_t *)clk };
-  hrace__exporters_recall(&got, &t->cur->g, &t->cur->l);   /* before the join: see exporter.h */
-  hrace__vc_join_raw(&t->cur->g, clk, n);
-  t->cur->region = why;
-  dump("wait", why);
+  hrace__exporters_recall(&got, &c->g, &c->l);   /* before the join: see exporter.h */
+  while (n && !clk[n - 1]) n--;                    /* hrace__vc_join_raw, inline */
+  if (HRACE_UNLIKELY(n > c->g.n)) hrace__vc_grow(&c->g, n);
+  for (uint32_t i = 0; i < n; i++)
+    if (clk[i] > c->g.c[i]) c->g.c[i] = clk[i];
+  c->region = why;
+  if (HRACE_UNLIKELY(hrace__opt.dump_clocks)) dump("wait", why);
 }
 
 void hrace__sync_obj_init(hrace_sync_t *s) {

@@ -71,7 +71,15 @@ typedef struct hrace_thread {
   struct { uintptr_t pc; hrace_clk_t epoch; uint32_t idx; uint16_t flags; hrace_aid_t id; } cache[HRACE_CACHE];
 } hrace_thread_t;
 
-hrace_thread_t *hrace__thread(void);
+/* The calling thread's state, made on first use. Inline: every wrapper and clock operation
+ * asks, several times per message. */
+extern __thread hrace_thread_t hrace__self __attribute__((tls_model("initial-exec")));
+extern __thread bool hrace__self_ready __attribute__((tls_model("initial-exec")));
+hrace_thread_t *hrace__thread_first(void);
+static inline hrace_thread_t *hrace__thread(void) {
+  if (HRACE_LIKELY(hrace__self_ready)) return &hrace__self;
+  return hrace__thread_first();
+}
 
 /* The calling thread's clock as a view for checks (global part, pointing at its local part). */
 static inline const hrace_vc_t *hrace__thread_view(void) { return &hrace__thread()->cur->g; }
@@ -85,6 +93,8 @@ hrace_clk_t hrace__thread_epoch(void);
  * later accesses are not covered. Wait: join a received clock (and the local knowledge it
  * brings back about this process's exporters). */
 const hrace_vc_t *hrace__signal_clock(void);
+/* hrace__signal_clock() as hrace__clock_len() entries at dst (zero-filled). */
+void hrace__signal_clock_out(hrace_clk_t *dst);
 void hrace__signal_done(const char *why);
 /* Loads and stores into another process's shared-memory window segment are forwarded to it in
  * batches (src/rma/shared.h); hrace__signal_clock delivers them (acknowledged) before a clock

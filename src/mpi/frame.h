@@ -62,10 +62,5 @@ static inline void hrace__copy(void *dst, const void *src, size_t n) {
 
 /* A clock payload: the caller's signal clock as hrace__clock_len() entries (the one place that
  * turns the opaque clock into message bytes; the receiver hands them to hrace__wait). */
-static inline void hrace__clock_out(hrace_clk_t *dst) {
-  const hrace_vc_t *v = hrace__signal_clock();
-  uint32_t len = hrace__clock_len(), n = v->n < len ? v->n : len;
-  hrace__copy(dst, v->c, n * sizeof *dst);
-  if (n < len) memset(dst + n, 0, (len - n) * sizeof *dst);
-}
+static inline void hrace__clock_out(hrace_clk_t *dst) { hrace__signal_clock_out(dst); }
 #endif

@@ -154,7 +154,7 @@ void *hrace__rs_frame(hrace_rs_t *s, size_t n) {
 typedef struct orphan { MPI_Request r; hrace_rs_t *s; struct orphan *next; } orphan_t;
 static orphan_t *orphans;
 static pthread_mutex_t omu = PTHREAD_MUTEX_INITIALIZER;
-static _Atomic int norphans;
+_Atomic int hrace__rs_norphans;
 
 void hrace__rs_orphan(MPI_Request r, hrace_rs_t *s) {
   orphan_t *o = malloc(sizeof *o);
@@ -163,12 +163,11 @@ void hrace__rs_orphan(MPI_Request r, hrace_rs_t *s) {
   pthread_mutex_lock(&omu);
   o->next = orphans;
   orphans = o;
-  atomic_fetch_add(&norphans, 1);
+  atomic_fetch_add(&hrace__rs_norphans, 1);
   pthread_mutex_unlock(&omu);
 }
 
-void hrace__rs_poll_orphans(int wait_all) {
-  if (!atomic_load_explicit(&norphans, memory_order_relaxed)) return;
+void hrace__rs_poll_orphans_slow(int wait_all) {
   pthread_mutex_lock(&omu);
   for (orphan_t **p = &orphans; *p;) {
     orphan_t *o = *p;
@@ -190,7 +189,7 @@ void hrace__rs_poll_orphans(int wait_all) {
     if (o->r != MPI_REQUEST_NULL) PMPI_Request_free(&o->r);
     *p = o->next;
     free(o);
-    atomic_fetch_sub(&norphans, 1);
+    atomic_fetch_sub(&hrace__rs_norphans, 1);
   }
   pthread_mutex_unlock(&omu);
 }

@@ -13,6 +13,7 @@
 #ifndef HRACE_MPI_REQTAB_H
 #define HRACE_MPI_REQTAB_H
 #include <mpi.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include "clocks/vc.h"
 #include "mpi/comm.h"
@@ -67,7 +68,13 @@ int hrace__rs_any(void);                                /* cheap: is any state l
 void hrace__rs_complete(hrace_rs_t *s, MPI_Status *st, int active);
 /* Requests the application freed while active: hrace keeps them and finishes them later. */
 void hrace__rs_orphan(MPI_Request r, hrace_rs_t *s);
-void hrace__rs_poll_orphans(int wait_all);
+void hrace__rs_poll_orphans_slow(int wait_all);
+extern _Atomic int hrace__rs_norphans;
+/* Inline: every send polls, and there is almost never an orphan. */
+static inline void hrace__rs_poll_orphans(int wait_all) {
+  if (atomic_load_explicit(&hrace__rs_norphans, memory_order_relaxed))
+    hrace__rs_poll_orphans_slow(wait_all);
+}
 
 /* The class-specific steps (p2p.c, coll.c). */
 void hrace__p2p_start_send(hrace_rs_t *s, int active);

@@ -142,16 +142,17 @@ int hrace__post_blocking(hrace_comm_t *rec, int src, int tag, int active) {
     if (!blk.snap) abort();
   }
   /* The clock first: taking it may flush forwarded accesses and wait for this process's own
-   * progress thread, which must not find the slot half written meanwhile. */
-  hrace_clk_t stackbuf[256], *c = n <= 256 ? stackbuf : malloc(n * sizeof *c);
-  if (!c) abort();
-  hrace__clock_out(c);
+   * progress thread, which must not find the slot half written meanwhile. Only this thread
+   * changes the clock it returns, so it is copied straight into the slot (hrace__clock_out
+   * without its flush). */
+  const hrace_vc_t *v = hrace__signal_clock();
+  uint32_t m = v->n < n ? v->n : n;
   blk_begin();
   blk.comm_id = rec->id, blk.src = src, blk.tag = tag, blk.n = n;
-  memcpy(blk.snap, c, n * sizeof *c);
+  hrace__copy(blk.snap, v->c, m * sizeof *v->c);
+  if (m < n) memset(blk.snap + m, 0, (n - m) * sizeof *v->c);
   blk.active = 1;
   blk_end();
-  if (c != stackbuf) free(c);
   if (active) hrace__signal_done("receive posted");
   return 1;
 }
