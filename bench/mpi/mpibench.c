@@ -1,9 +1,10 @@
 /* MPI latency with and without hrace (bench/README.md, "MPI"). The same binary runs both ways:
  * plain, and with libhrace preloaded (the PMPI layer; no load/store instrumentation here).
  *
- * usage: mpibench TEST ITERS REPS     TEST: ppN pp1m barrier allreduce self selfmt hdr
+ * usage: mpibench TEST ITERS REPS     TEST: ppN pp1m frame8 barrier allreduce self selfmt hdr
  * Prints one line: TEST ranks median_us (median over REPS of the mean time per operation;
- * ping-pong of N bytes: one-way latency, half a round trip). `self` (one process): Irecv + Send + Wait of
+ * ping-pong of N bytes: one-way latency, half a round trip; frame8: an 8-byte ping-pong
+ * framed by hand as hrace frames it, the floor of an in-band clock, for plain runs). `self` (one process): Irecv + Send + Wait of
  * 4 bytes to itself, the per-message cost of the MPI layer without a second busy-polling rank
  * (on this 2-core VM two ranks make ping-pong timings bimodal); `selfmt` the same after
  * MPI_Init_thread(MPI_THREAD_MULTIPLE). `hdr` prints the bytes a 0-byte message occupies on
@@ -25,7 +26,7 @@ int main(int argc, char **argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   if (argc < 4) {
-    if (!rank) fprintf(stderr, "usage: mpibench ppN|pp1m|barrier|allreduce|self|selfmt|hdr ITERS REPS\n");
+    if (!rank) fprintf(stderr, "usage: mpibench ppN|pp1m|frame8|barrier|allreduce|self|selfmt|hdr ITERS REPS\n");
     MPI_Abort(MPI_COMM_WORLD, 2);
   }
   const char *test = argv[1];
@@ -56,6 +57,23 @@ int main(int argc, char **argv) {
         MPI_Irecv(&w, 1, MPI_INT, rank, 0, MPI_COMM_WORLD, &rq);
         MPI_Send(&v, 1, MPI_INT, rank, 0, MPI_COMM_WORLD);
         MPI_Wait(&rq, MPI_STATUS_IGNORE);
+      } else if (!strcmp(test, "frame8")) {
+        /* What any in-band clock costs at least: 8 bytes framed by hand behind a 32-byte
+         * header (hrace's at 2 ranks), sent as MPI_PACKED, the count read, copied out. */
+        char fr[40];
+        int got;
+        for (int k = 0; k < 2 && rank < 2; k++) {
+          if ((rank == 0) == (k == 0)) {
+            memset(fr, 1, 32);
+            memcpy(fr + 32, buf, 8);
+            MPI_Send(fr, 40, MPI_PACKED, 1 - rank, 0, MPI_COMM_WORLD);
+          } else {
+            MPI_Status st;
+            MPI_Recv(fr, 40, MPI_PACKED, 1 - rank, 0, MPI_COMM_WORLD, &st);
+            MPI_Get_count(&st, MPI_BYTE, &got);
+            memcpy(buf, fr + 32, (size_t)got - 32);
+          }
+        }
       } else if (test[0] == 'p') {
         if (rank == 0) {
           MPI_Send(buf, (int)len, MPI_BYTE, 1, 0, MPI_COMM_WORLD);
@@ -71,7 +89,7 @@ int main(int argc, char **argv) {
       }
     }
     double dt = (MPI_Wtime() - t0) / iters * 1e6;
-    if (test[0] == 'p') dt /= 2;
+    if (test[0] == 'p' || !strcmp(test, "frame8")) dt /= 2;
     PMPI_Allreduce(MPI_IN_PLACE, &dt, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
     if (r >= 0) t[r] = dt;
   }

@@ -41,9 +41,16 @@ point() {   # TEST NP ITERS
 point self 1 200000
 point selfmt 1 200000
 point pp8 2 20000
-# The floor of any in-band clock: a plain ping-pong as long as hrace's frame of an 8-byte
-# message at 2 ranks (8 + 24 header + 2 x 4 clock bytes); its hrace column is not the point.
-point pp40 2 20000
+# The floor of any in-band clock, plain runs only: a ping-pong as long as hrace's frame of an
+# 8-byte message at 2 ranks (8 + 24 header + 2 x 4 clock bytes), and the same framed by hand.
+floor() {   # TEST NP ITERS
+  p=""
+  i=0
+  while [ $i -lt "$rounds" ]; do p="$p $(one plain "$1" "$2" "$3")"; i=$((i + 1)); done
+  echo "| $1 (plain only) | $2 | $(med $p) | | |"
+}
+floor pp40 2 20000
+floor frame8 2 20000
 point pp1m 2 200
 for np in 2 4 8 16; do point barrier "$np" $((4000 / np)); done
 for np in 2 4 8 16; do point allreduce "$np" $((4000 / np)); done
