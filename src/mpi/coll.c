@@ -39,6 +39,7 @@ void hrace__coll_begin(hrace_coll_t *c, int kind, MPI_Comm comm, int root, const
   c->rec = hrace__comm_of(comm);
   c->kind = kind, c->root = root, c->why = why, c->active = active;
   c->snap = NULL;
+  c->started = 0;
   if (!c->rec) return;
   uint32_t n = nclk();
   c->snap = n <= 64 ? c->stack : malloc(n * sizeof *c->snap);
@@ -191,7 +192,42 @@ int hrace__coll_barrier(hrace_coll_t *c) {
   return rc;
 }
 
+/* Blocking collectives on intracommunicators: the exchange (on the shadow) starts before the
+ * real call and is waited for after it. Both progress inside the real call, so the two
+ * latencies overlap instead of adding up (bench/README.md: Allreduce of one double at 2 ranks
+ * 1.93x -> 1.62x of the plain call, at 4 ranks 2.0x -> 1.2x, measured in plain MPI). The real
+ * call is the application's, unchanged: same algorithm, same results. The snapshot sent is
+ * still the one taken at the call's start, and nothing is joined until both are complete; a
+ * failed real call still waits for the exchange (every member started it) and joins nothing.
+ * Intercommunicators keep the blocking exchange after the call. */
+void hrace__coll_start(hrace_coll_t *c) {
+  if (!c->rec || c->rec->inter) return;
+  hrace_clk_t *send;
+  int nsend, nrecv;
+  layout(c, &send, &nsend, &nrecv);
+  hrace_clk_t *recv = malloc((nrecv > nsend ? nrecv : nsend) * sizeof *recv + sizeof *recv);
+  if (!recv) abort();
+  if (exchange(c, send, nsend, recv, nrecv, &c->xreq) != MPI_SUCCESS) {
+    free(send);
+    free(recv);
+    return;
+  }
+  c->started = 1;
+  c->xsend = send, c->xrecv = recv, c->nrecv = nrecv;
+}
+
 void hrace__coll_end(hrace_coll_t *c, int rc, MPI_Request *req) {
+  if (c->started) {
+    PMPI_Wait(&c->xreq, MPI_STATUS_IGNORE);
+    if (rc == MPI_SUCCESS && c->active) {
+      if (joins(c)) join(c->rec, c->kind, c->xrecv, c->nrecv, c->why);
+      if (ticks(c)) hrace__signal_done(c->why);
+    }
+    free(c->xsend);
+    free(c->xrecv);
+    finish(c);
+    return;
+  }
   if (!c->rec || rc != MPI_SUCCESS) {
     finish(c);
     return;

@@ -118,6 +118,8 @@ def body(name, cls, args):
             # the real call (one collective instead of two) unless hrace doesn't know comm.
             lines.append(f"rc = c_.rec ? hrace__coll_barrier(&c_) : {real};")
         else:
+            if not nb:
+                lines.append("hrace__coll_start(&c_);")
             lines.append(f"rc = {real};")
             lines.append(f"hrace__coll_end(&c_, rc, {req});")
         return lines

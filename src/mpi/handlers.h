@@ -63,9 +63,16 @@ typedef struct hrace_coll {
   const char *why;
   hrace_clk_t *snap;         /* the clock at the call's start (the signal) */
   hrace_clk_t stack[64];
+  int started;               /* blocking call: the exchange runs alongside the real call */
+  MPI_Request xreq;
+  hrace_clk_t *xsend, *xrecv;
+  int nrecv;
 } hrace_coll_t;
 
 void hrace__coll_begin(hrace_coll_t *c, int kind, MPI_Comm comm, int root, const char *why, int active);
+/* A blocking collective, before the real call: start the exchange non-blocking, so that the
+ * two collectives overlap (hrace__coll_end finishes it). */
+void hrace__coll_start(hrace_coll_t *c);
 /* After the real call: rc is its result; req is the non-blocking call's request, or NULL. */
 void hrace__coll_end(hrace_coll_t *c, int rc, MPI_Request *req);
 int hrace__coll_barrier(hrace_coll_t *c);
