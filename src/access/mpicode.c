@@ -88,10 +88,10 @@ static int find_exe(struct dl_phdr_info *info, size_t size, void *data) {
 /* At load: the main program is mapped before any library's constructor runs. */
 __attribute__((constructor)) static void know_exe(void) { dl_iterate_phdr(find_exe, NULL); }
 
-static int in_self(uintptr_t pc) {
+int hrace__pc_in_self(uintptr_t pc) {
   static uintptr_t lo, hi;
   if (!hi) {
-    want_t w = { .pc = (uintptr_t)&in_self };
+    want_t w = { .pc = (uintptr_t)&hrace__pc_in_self };
     dl_iterate_phdr(find, &w);
     lo = w.found.lo, hi = w.found.hi;
   }
@@ -106,7 +106,7 @@ uintptr_t hrace__caller_slow(uintptr_t pc) {
   int n = backtrace(frames, 24);
   for (int i = 0; i < n; i++) {
     uintptr_t f = (uintptr_t)frames[i];
-    if (!in_self(f) && !hrace__pc_in_mpi(f)) return f;
+    if (!hrace__pc_in_self(f) && !hrace__pc_in_mpi(f)) return f;
   }
   return pc;
 }

@@ -6,6 +6,8 @@
 /* Does code address pc lie in a module of the MPI stack (libmpi, libmpich, UCX, libfabric,
  * Open MPI's components, ...)? */
 int hrace__pc_in_mpi(uintptr_t pc);
+/* Does code address pc lie in libhrace itself? */
+int hrace__pc_in_self(uintptr_t pc);
 
 /* The application's code address of the MPI call whose wrapper returns to `pc`: pc itself, or,
  * when pc is in the MPI library (a Fortran binding that calls the C symbol), the first frame

@@ -19,6 +19,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "access/mpicode.h"
 #include "core/runtime.h"
 
 typedef int (*create_fn)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
@@ -42,11 +43,6 @@ static void resolve(void) {
   if (!real_join) real_join = (join_fn)dlsym(RTLD_NEXT, "pthread_join");
 }
 
-/* Is the caller libhrace itself? */
-static int from_self(void *ret) {
-  Dl_info a, b;
-  return dladdr(ret, &a) && dladdr((void *)&from_self, &b) && a.dli_fbase == b.dli_fbase;
-}
 
 static void ended(void *p) { hrace__release(&((rec_t *)p)->end, "the end of a thread"); }
 
@@ -65,7 +61,7 @@ HRACE_EXPORT int pthread_create(pthread_t *t, const pthread_attr_t *attr, void *
   resolve();
   if (!real_create) return EAGAIN;
   rec_t *r;
-  if (from_self(__builtin_return_address(0)) || !(r = calloc(1, sizeof *r)))
+  if (hrace__pc_in_self((uintptr_t)__builtin_return_address(0)) || !(r = calloc(1, sizeof *r)))
     return real_create(t, attr, fn, arg);
   r->fn = fn, r->arg = arg;
   hrace__sync_obj_init(&r->start);

@@ -25,6 +25,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "access/mpicode.h"
 #include "core/log.h"
 #include "mpi/handlers.h"
 
@@ -40,11 +41,6 @@ static int is_binding(const char *path) {
   return 0;
 }
 
-/* Is fn defined in libhrace (not MPI's own MPI_X found further down the search order)? */
-static int ours(void *fn) {
-  Dl_info a, b;
-  return dladdr(fn, &a) && dladdr((void *)&is_binding, &b) && a.dli_fbase == b.dli_fbase;
-}
 
 /* Make [p, p + n) writable if it is not (RELRO, or a BIND_NOW object's whole GOT); returns
  * the protection to restore (0 if nothing changed). */
@@ -94,7 +90,7 @@ static int patch_one(struct dl_phdr_info *info, size_t size, void *arg) {
     const char *name = strtab + symtab[ELF64_R_SYM(r->r_info)].st_name;
     if (strncmp(name, "PMPI_", 5)) continue;
     void *fn = dlsym(RTLD_DEFAULT, name + 1);   /* "MPI_X" */
-    if (!fn || !ours(fn)) continue;
+    if (!fn || !hrace__pc_in_self((uintptr_t)fn)) continue;   /* not MPI's own MPI_X */
     void **slot = (void **)(info->dlpi_addr + r->r_offset);
     if (*slot == fn) continue;
     int prot = unprotect(info, (uintptr_t)slot, sizeof *slot);
