@@ -16,6 +16,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -33,8 +34,8 @@ typedef struct rec {
   struct rec *next;
 } rec_t;
 
-static create_fn real_create;
-static join_fn real_join;
+static _Atomic(create_fn) real_create;   /* libc's, looked up on first use */
+static _Atomic(join_fn) real_join;
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static rec_t *recs;   /* threads created here and not joined yet */
 
@@ -42,7 +43,6 @@ static void resolve(void) {
   if (!real_create) real_create = (create_fn)dlsym(RTLD_NEXT, "pthread_create");
   if (!real_join) real_join = (join_fn)dlsym(RTLD_NEXT, "pthread_join");
 }
-
 
 static void ended(void *p) { hrace__release(&((rec_t *)p)->end, "the end of a thread"); }
 
