@@ -110,3 +110,22 @@ uintptr_t hrace__caller_slow(uintptr_t pc) {
   }
   return pc;
 }
+
+/* ---- instrumented modules --------------------------------------------------------------------- */
+#define MAX_INST 64
+struct hrace_code_range hrace__inst[MAX_INST];
+_Atomic int hrace__ninst;
+
+void hrace__module_instrumented(uintptr_t pc) {
+  if (hrace__pc_instrumented(pc)) return;
+  want_t w = { .pc = pc };
+  dl_iterate_phdr(find, &w);
+  if (!w.ok) return;
+  pthread_mutex_lock(&mu);
+  int n = atomic_load_explicit(&hrace__ninst, memory_order_relaxed);
+  if (n < MAX_INST) {
+    hrace__inst[n] = (struct hrace_code_range){ w.found.lo, w.found.hi };
+    atomic_store_explicit(&hrace__ninst, n + 1, memory_order_release);
+  }
+  pthread_mutex_unlock(&mu);
+}

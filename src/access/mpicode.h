@@ -1,6 +1,7 @@
 /* Copies made by the MPI library's own code (see mpicode.c). */
 #ifndef HRACE_ACCESS_MPICODE_H
 #define HRACE_ACCESS_MPICODE_H
+#include <stdatomic.h>
 #include <stdint.h>
 
 /* Does code address pc lie in a module of the MPI stack (libmpi, libmpich, UCX, libfabric,
@@ -8,6 +9,20 @@
 int hrace__pc_in_mpi(uintptr_t pc);
 /* Does code address pc lie in libhrace itself? */
 int hrace__pc_in_self(uintptr_t pc);
+/* Modules built for hrace (their constructor called __tsan_init from pc): the application
+ * code whose pthread synchronisation hrace models (core/pthread.c); MPI's and libomp's own
+ * locking, and hrace's, is not. */
+void hrace__module_instrumented(uintptr_t pc);
+/* Inline: every pthread lock operation of the process asks (Open MPI's, under
+ * MPI_THREAD_MULTIPLE, several per message). */
+extern struct hrace_code_range { uintptr_t lo, hi; } hrace__inst[];
+extern _Atomic int hrace__ninst;
+static inline int hrace__pc_instrumented(uintptr_t pc) {
+  int n = __atomic_load_n((int *)&hrace__ninst, __ATOMIC_ACQUIRE);
+  for (int i = 0; i < n; i++)
+    if (pc - hrace__inst[i].lo < hrace__inst[i].hi - hrace__inst[i].lo) return 1;
+  return 0;
+}
 
 /* The application's code address of the MPI call whose wrapper returns to `pc`: pc itself, or,
  * when pc is in the MPI library (a Fortran binding that calls the C symbol), the first frame

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 
 #include "access/check.h"
+#include "access/mpicode.h"
 #include "access/thread.h"
 #include "clocks/shadow.h"
 #include "core/race.h"
@@ -156,8 +157,11 @@ void hrace__access_more(uintptr_t a, unsigned n, uint16_t flags, uint16_t op, ui
 #define HOOK HRACE_EXPORT __attribute__((aligned(64)))
 
 /* The module constructor of every instrumented object calls this before main: the thread
- * that runs constructors is an application thread. */
-HOOK void __tsan_init(void) { hrace__athread(); }
+ * that runs constructors is an application thread, and the module is the application's. */
+HOOK void __tsan_init(void) {
+  hrace__athread();
+  hrace__module_instrumented(HRACE_RET_ADDR());
+}
 
 /* The shadow call stack (stack.h). The ring keeps the innermost HRACE_SSTACK frames, so a
  * depth that only grows (longjmp out of instrumented frames) costs nothing but old frames. */

@@ -12,16 +12,51 @@
  *   pthread_join     the joiner acquires the record of the thread it joined.
  * Threads that libomp and the MPI library make go through here too: the creation edge is a
  * real order (everything the creator did came first), so it can hide no race. hrace's own
- * threads (the progress thread) are created without records. */
+ * threads (the progress thread) are created without records.
+ *
+ * Locks, condition variables, barriers and semaphores are modelled for the application's own
+ * calls only (the caller is an instrumented module, access/mpicode.h), as TSan does: a lock is
+ * an acquire of the object's clock, an unlock a release into it (before the real unlock, while
+ * the caller still holds it), a condition wait a release and re-acquire of its mutex, a
+ * barrier a release then acquire, sem_post / sem_wait a release / acquire. The MPI library's
+ * and libomp's internal locking is left alone: two threads that both call MPI must not look
+ * ordered by the library's mutexes (the hybrid precision of docs/design.md). */
+#undef pthread_mutex_lock     /* core/libc.h: this file defines what the others call */
+#undef pthread_mutex_unlock
 #include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
+#include <semaphore.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 
 #include "access/mpicode.h"
 #include "core/runtime.h"
+
+/* The unit tests link a static copy of the runtime into each test program: there the
+ * interposers get other names, or every test would pull the runtime in through its locks. */
+#ifdef HRACE_TESTLIB
+#define INTERPOSE(name) hrace__test_##name
+#else
+#define INTERPOSE(name) name
+#endif
+
+/* core/libc.h: hrace's own lock and unlock, bound to libc's on first use. */
+static int first_lock(pthread_mutex_t *m);
+static int first_unlock(pthread_mutex_t *m);
+int (*hrace__libc_mutex_lock)(pthread_mutex_t *) = first_lock;
+int (*hrace__libc_mutex_unlock)(pthread_mutex_t *) = first_unlock;
+static int first_lock(pthread_mutex_t *m) {
+  int (*f)(pthread_mutex_t *) = (int (*)(pthread_mutex_t *))dlsym(RTLD_NEXT, "pthread_mutex_lock");
+  __atomic_store_n(&hrace__libc_mutex_lock, f, __ATOMIC_RELAXED);
+  return f(m);
+}
+static int first_unlock(pthread_mutex_t *m) {
+  int (*f)(pthread_mutex_t *) = (int (*)(pthread_mutex_t *))dlsym(RTLD_NEXT, "pthread_mutex_unlock");
+  __atomic_store_n(&hrace__libc_mutex_unlock, f, __ATOMIC_RELAXED);
+  return f(m);
+}
 
 typedef int (*create_fn)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
 typedef int (*join_fn)(pthread_t, void **);
@@ -56,7 +91,7 @@ static void *trampoline(void *p) {
   return ret;
 }
 
-HRACE_EXPORT int pthread_create(pthread_t *t, const pthread_attr_t *attr, void *(*fn)(void *),
+HRACE_EXPORT int INTERPOSE(pthread_create)(pthread_t *t, const pthread_attr_t *attr, void *(*fn)(void *),
                                 void *arg) {
   resolve();
   if (!real_create) return EAGAIN;
@@ -68,14 +103,14 @@ HRACE_EXPORT int pthread_create(pthread_t *t, const pthread_attr_t *attr, void *
   hrace__sync_obj_init(&r->end);
   hrace__release(&r->start, "pthread_create");
   /* Listed before the thread exists: it may end, and be joined, before real_create returns. */
-  pthread_mutex_lock(&mu);
+  hrace__libc_mutex_lock(&mu);
   int rc = real_create(t, attr, trampoline, r);
   if (rc == 0) {
     r->id = *t;
     r->next = recs;
     recs = r;
   }
-  pthread_mutex_unlock(&mu);
+  hrace__libc_mutex_unlock(&mu);
   if (rc != 0) {
     hrace__sync_obj_destroy(&r->start);
     hrace__sync_obj_destroy(&r->end);
@@ -84,12 +119,12 @@ HRACE_EXPORT int pthread_create(pthread_t *t, const pthread_attr_t *attr, void *
   return rc;
 }
 
-HRACE_EXPORT int pthread_join(pthread_t t, void **ret) {
+HRACE_EXPORT int INTERPOSE(pthread_join)(pthread_t t, void **ret) {
   resolve();
   if (!real_join) return ESRCH;
   int rc = real_join(t, ret);
   if (rc != 0) return rc;
-  pthread_mutex_lock(&mu);
+  hrace__libc_mutex_lock(&mu);
   rec_t *r = NULL;
   for (rec_t **p = &recs; *p; p = &(*p)->next)
     if (pthread_equal((*p)->id, t)) {
@@ -97,12 +132,169 @@ HRACE_EXPORT int pthread_join(pthread_t t, void **ret) {
       *p = r->next;
       break;
     }
-  pthread_mutex_unlock(&mu);
+  hrace__libc_mutex_unlock(&mu);
   if (r) {
     hrace__acquire(&r->end, "pthread_join");
     hrace__sync_obj_destroy(&r->start);
     hrace__sync_obj_destroy(&r->end);
     free(r);
   }
+  return rc;
+}
+
+/* ---- locks and friends ------------------------------------------------------------------------ */
+/* The clock of each application synchronisation object, by address; dropped at destroy so a
+ * reused address starts afresh. */
+typedef struct obj { const void *addr; hrace_sync_t s; struct obj *next; } obj_t;
+#define NBUCKET 1024
+static obj_t *bucket[NBUCKET];
+static pthread_mutex_t obj_mu = PTHREAD_MUTEX_INITIALIZER;
+
+static unsigned bucket_of(const void *a) {
+  uint64_t k = (uintptr_t)a;
+  k ^= k >> 17;
+  k *= 0xed5ad4bbu;
+  return (unsigned)(k ^ (k >> 29)) % NBUCKET;
+}
+
+static hrace_sync_t *obj_of(const void *a) {
+  unsigned b = bucket_of(a);
+  hrace__libc_mutex_lock(&obj_mu);
+  obj_t *o = bucket[b];
+  while (o && o->addr != a) o = o->next;
+  if (!o && (o = calloc(1, sizeof *o))) {
+    o->addr = a;
+    hrace__sync_obj_init(&o->s);
+    o->next = bucket[b];
+    bucket[b] = o;
+  }
+  hrace__libc_mutex_unlock(&obj_mu);
+  return o ? &o->s : NULL;
+}
+
+static void obj_drop(const void *a) {
+  unsigned b = bucket_of(a);
+  hrace__libc_mutex_lock(&obj_mu);
+  for (obj_t **p = &bucket[b]; *p; p = &(*p)->next)
+    if ((*p)->addr == a) {
+      obj_t *o = *p;
+      *p = o->next;
+      hrace__libc_mutex_unlock(&obj_mu);
+      hrace__sync_obj_destroy(&o->s);
+      free(o);
+      return;
+    }
+  hrace__libc_mutex_unlock(&obj_mu);
+}
+
+static void acq(const void *a, const char *why) {
+  hrace_sync_t *s = obj_of(a);
+  if (s) hrace__acquire(s, why);
+}
+static void rel(const void *a, const char *why) {
+  hrace_sync_t *s = obj_of(a);
+  if (s) hrace__release(s, why);
+}
+
+/* libc's function NAME (of version VER), looked up on first use. */
+#define REALV(type, name, ver)                                                                  \
+  ({                                                                                            \
+    static _Atomic(type) f_;                                                                    \
+    type g_ = f_;                                                                               \
+    if (HRACE_UNLIKELY(!g_)) {                                                                  \
+      g_ = (type)dlvsym(RTLD_NEXT, name, ver);                                                  \
+      if (!g_) g_ = (type)dlsym(RTLD_NEXT, name);                                               \
+      f_ = g_;                                                                                  \
+    }                                                                                           \
+    g_;                                                                                         \
+  })
+#define REAL(type, name)                                                                        \
+  ({                                                                                            \
+    static _Atomic(type) f_;                                                                    \
+    type g_ = f_;                                                                               \
+    if (HRACE_UNLIKELY(!g_)) f_ = g_ = (type)dlsym(RTLD_NEXT, name);                            \
+    g_;                                                                                         \
+  })
+#define APP() hrace__pc_instrumented((uintptr_t)__builtin_return_address(0))
+
+typedef int (*lock_fn)(void *);
+typedef int (*timed_fn)(void *, const struct timespec *);
+
+/* One wrapper per call: FN(object) -> acquire after success, or release before. */
+#define ACQUIRE1(fn, T)                                                                         \
+  HRACE_EXPORT int INTERPOSE(fn)(T *o) {                                                                   \
+    int rc = REAL(lock_fn, #fn)((void *)o);                                                       \
+    if (rc == 0 && APP()) acq((const void *)o, #fn);                                                          \
+    return rc;                                                                                  \
+  }
+#define ACQUIRE2(fn, T)                                                                         \
+  HRACE_EXPORT int INTERPOSE(fn)(T *o, const struct timespec *ts) {                                        \
+    int rc = REAL(timed_fn, #fn)((void *)o, ts);                                                  \
+    if (rc == 0 && APP()) acq((const void *)o, #fn);                                                          \
+    return rc;                                                                                  \
+  }
+#define RELEASE1(fn, T)                                                                         \
+  HRACE_EXPORT int INTERPOSE(fn)(T *o) {                                                                   \
+    if (APP()) rel((const void *)o, #fn);                                                                     \
+    return REAL(lock_fn, #fn)((void *)o);                                                         \
+  }
+#define DESTROY1(fn, T)                                                                         \
+  HRACE_EXPORT int INTERPOSE(fn)(T *o) {                                                                   \
+    if (APP()) obj_drop((const void *)o);                                                                     \
+    return REAL(lock_fn, #fn)((void *)o);                                                         \
+  }
+
+ACQUIRE1(pthread_mutex_lock, pthread_mutex_t)
+ACQUIRE1(pthread_mutex_trylock, pthread_mutex_t)
+ACQUIRE2(pthread_mutex_timedlock, pthread_mutex_t)
+RELEASE1(pthread_mutex_unlock, pthread_mutex_t)
+DESTROY1(pthread_mutex_destroy, pthread_mutex_t)
+ACQUIRE1(pthread_spin_lock, pthread_spinlock_t)
+ACQUIRE1(pthread_spin_trylock, pthread_spinlock_t)
+RELEASE1(pthread_spin_unlock, pthread_spinlock_t)
+DESTROY1(pthread_spin_destroy, pthread_spinlock_t)
+ACQUIRE1(pthread_rwlock_rdlock, pthread_rwlock_t)
+ACQUIRE1(pthread_rwlock_wrlock, pthread_rwlock_t)
+ACQUIRE1(pthread_rwlock_tryrdlock, pthread_rwlock_t)
+ACQUIRE1(pthread_rwlock_trywrlock, pthread_rwlock_t)
+ACQUIRE2(pthread_rwlock_timedrdlock, pthread_rwlock_t)
+ACQUIRE2(pthread_rwlock_timedwrlock, pthread_rwlock_t)
+RELEASE1(pthread_rwlock_unlock, pthread_rwlock_t)
+DESTROY1(pthread_rwlock_destroy, pthread_rwlock_t)
+ACQUIRE1(sem_wait, sem_t)
+ACQUIRE1(sem_trywait, sem_t)
+ACQUIRE2(sem_timedwait, sem_t)
+RELEASE1(sem_post, sem_t)
+DESTROY1(sem_destroy, sem_t)
+
+/* The mutex is released while the thread waits and held again when it returns (timed out or
+ * not). glibc keeps the pre-2.3.2 condition variables under the old version: ask for the
+ * current one. */
+typedef int (*cwait_fn)(pthread_cond_t *, pthread_mutex_t *);
+typedef int (*ctimed_fn)(pthread_cond_t *, pthread_mutex_t *, const struct timespec *);
+
+HRACE_EXPORT int INTERPOSE(pthread_cond_wait)(pthread_cond_t *c, pthread_mutex_t *m) {
+  int app = APP();
+  if (app) rel(m, "pthread_cond_wait");
+  int rc = REALV(cwait_fn, "pthread_cond_wait", "GLIBC_2.3.2")(c, m);
+  if (app) acq(m, "pthread_cond_wait");
+  return rc;
+}
+
+HRACE_EXPORT int INTERPOSE(pthread_cond_timedwait)(pthread_cond_t *c, pthread_mutex_t *m,
+                                        const struct timespec *ts) {
+  int app = APP();
+  if (app) rel(m, "pthread_cond_timedwait");
+  int rc = REALV(ctimed_fn, "pthread_cond_timedwait", "GLIBC_2.3.2")(c, m, ts);
+  if (app) acq(m, "pthread_cond_timedwait");
+  return rc;
+}
+
+typedef int (*bwait_fn)(pthread_barrier_t *);
+HRACE_EXPORT int INTERPOSE(pthread_barrier_wait)(pthread_barrier_t *b) {
+  int app = APP();
+  if (app) rel(b, "pthread_barrier_wait");
+  int rc = REAL(bwait_fn, "pthread_barrier_wait")(b);
+  if (app) acq(b, "pthread_barrier_wait");
   return rc;
 }
