@@ -244,7 +244,20 @@ typedef int (*timed_fn)(void *, const struct timespec *);
     return REAL(lock_fn, #fn)((void *)o);                                                         \
   }
 
+/* The clock* forms (glibc 2.30; C++'s timed waits use them): FN(object, clock, deadline). */
+typedef int (*clocked_fn)(void *, clockid_t, const struct timespec *);
+#define ACQUIRE3(fn, T)                                                                         \
+  HRACE_EXPORT int INTERPOSE(fn)(T *o, clockid_t ck, const struct timespec *ts) {               \
+    int rc = REAL(clocked_fn, #fn)((void *)o, ck, ts);                                          \
+    if (rc == 0 && APP()) acq((const void *)o, #fn);                                            \
+    return rc;                                                                                  \
+  }
+
 ACQUIRE1(pthread_mutex_lock, pthread_mutex_t)
+ACQUIRE3(pthread_mutex_clocklock, pthread_mutex_t)
+ACQUIRE3(pthread_rwlock_clockrdlock, pthread_rwlock_t)
+ACQUIRE3(pthread_rwlock_clockwrlock, pthread_rwlock_t)
+ACQUIRE3(sem_clockwait, sem_t)
 ACQUIRE1(pthread_mutex_trylock, pthread_mutex_t)
 ACQUIRE2(pthread_mutex_timedlock, pthread_mutex_t)
 RELEASE1(pthread_mutex_unlock, pthread_mutex_t)
@@ -287,6 +300,16 @@ HRACE_EXPORT int INTERPOSE(pthread_cond_timedwait)(pthread_cond_t *c, pthread_mu
   if (app) rel(m, "pthread_cond_timedwait");
   int rc = REALV(ctimed_fn, "pthread_cond_timedwait", "GLIBC_2.3.2")(c, m, ts);
   if (app) acq(m, "pthread_cond_timedwait");
+  return rc;
+}
+
+typedef int (*cclock_fn)(pthread_cond_t *, pthread_mutex_t *, clockid_t, const struct timespec *);
+HRACE_EXPORT int INTERPOSE(pthread_cond_clockwait)(pthread_cond_t *c, pthread_mutex_t *m,
+                                                   clockid_t ck, const struct timespec *ts) {
+  int app = APP();
+  if (app) rel(m, "pthread_cond_clockwait");
+  int rc = REAL(cclock_fn, "pthread_cond_clockwait")(c, m, ck, ts);
+  if (app) acq(m, "pthread_cond_clockwait");
   return rc;
 }
 

@@ -4,11 +4,14 @@
  */
 /* Two threads made with pthread_create update window memory of their rank; rank 1 puts into
  * rank 0's window after the joins and a barrier. Both threads update the counter under one
- * pthread mutex, the second after a condition variable said the first is done: no race
+ * pthread mutex, the second after a condition variable said the first is done (timed waits,
+ * pthread_cond_clockwait, as C++ uses them): no race
  * (reported before hrace modelled pthread locks). Twin: hyb_pthread_mutex_race.c. */
+#define _GNU_SOURCE   /* pthread_cond_clockwait */
 #include <mpi.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <time.h>
 
 static int *x;
 static int ready;
@@ -28,7 +31,13 @@ static void *first(void *arg) {
 static void *second(void *arg) {
   (void)arg;
   pthread_mutex_lock(&mu);
-  while (!ready) pthread_cond_wait(&cv, &mu);
+  while (!ready) {   /* as C++'s condition_variable::wait_for does it */
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    t.tv_nsec += 1000000;
+    if (t.tv_nsec >= 1000000000) t.tv_sec++, t.tv_nsec -= 1000000000;
+    pthread_cond_clockwait(&cv, &mu, CLOCK_MONOTONIC, &t);
+  }
   x[0] += 1;   /* after the first thread's, under the mutex */
   pthread_mutex_unlock(&mu);
   return NULL;
