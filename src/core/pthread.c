@@ -60,26 +60,55 @@ static int first_unlock(pthread_mutex_t *m) {
 
 typedef int (*create_fn)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
 typedef int (*join_fn)(pthread_t, void **);
+typedef int (*detach_fn)(pthread_t);
 
 typedef struct rec {
   void *(*fn)(void *);
   void *arg;
   hrace_sync_t start, end;
   pthread_t id;
+  int ended, detached;       /* under mu */
   struct rec *next;
 } rec_t;
 
 static _Atomic(create_fn) real_create;   /* libc's, looked up on first use */
 static _Atomic(join_fn) real_join;
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
-static rec_t *recs;   /* threads created here and not joined yet */
+static rec_t *recs;   /* threads created here, until joined (or, detached, until they end) */
 
 static void resolve(void) {
   if (!real_create) real_create = (create_fn)dlsym(RTLD_NEXT, "pthread_create");
   if (!real_join) real_join = (join_fn)dlsym(RTLD_NEXT, "pthread_join");
 }
 
-static void ended(void *p) { hrace__release(&((rec_t *)p)->end, "the end of a thread"); }
+/* Take r (or, r NULL, the record of thread t) off the list; caller holds mu. */
+static rec_t *unlist(rec_t *r, pthread_t t) {
+  for (rec_t **p = &recs; *p; p = &(*p)->next)
+    if (r ? *p == r : pthread_equal((*p)->id, t)) {
+      rec_t *x = *p;
+      *p = x->next;
+      return x;
+    }
+  return NULL;
+}
+
+static void rec_free(rec_t *r) {
+  hrace__sync_obj_destroy(&r->start);
+  hrace__sync_obj_destroy(&r->end);
+  free(r);
+}
+
+/* The thread's end (its start routine returned, or pthread_exit / cancellation). A detached
+ * thread has no joiner: its record goes with it. */
+static void ended(void *p) {
+  rec_t *r = p;
+  hrace__release(&r->end, "the end of a thread");
+  hrace__libc_mutex_lock(&mu);
+  r->ended = 1;
+  int drop = r->detached && unlist(r, r->id);
+  hrace__libc_mutex_unlock(&mu);
+  if (drop) rec_free(r);
+}
 
 static void *trampoline(void *p) {
   rec_t *r = p;
@@ -91,18 +120,21 @@ static void *trampoline(void *p) {
   return ret;
 }
 
-HRACE_EXPORT int INTERPOSE(pthread_create)(pthread_t *t, const pthread_attr_t *attr, void *(*fn)(void *),
-                                void *arg) {
+HRACE_EXPORT int INTERPOSE(pthread_create)(pthread_t *t, const pthread_attr_t *attr,
+                                           void *(*fn)(void *), void *arg) {
   resolve();
   if (!real_create) return EAGAIN;
   rec_t *r;
   if (hrace__pc_in_self((uintptr_t)__builtin_return_address(0)) || !(r = calloc(1, sizeof *r)))
     return real_create(t, attr, fn, arg);
   r->fn = fn, r->arg = arg;
+  int ds = PTHREAD_CREATE_JOINABLE;
+  if (attr) pthread_attr_getdetachstate(attr, &ds);
+  r->detached = ds == PTHREAD_CREATE_DETACHED;
   hrace__sync_obj_init(&r->start);
   hrace__sync_obj_init(&r->end);
   hrace__release(&r->start, "pthread_create");
-  /* Listed before the thread exists: it may end, and be joined, before real_create returns. */
+  /* Listed under the lock the thread's end takes: it may end before real_create returns. */
   hrace__libc_mutex_lock(&mu);
   int rc = real_create(t, attr, trampoline, r);
   if (rc == 0) {
@@ -111,34 +143,61 @@ HRACE_EXPORT int INTERPOSE(pthread_create)(pthread_t *t, const pthread_attr_t *a
     recs = r;
   }
   hrace__libc_mutex_unlock(&mu);
-  if (rc != 0) {
-    hrace__sync_obj_destroy(&r->start);
-    hrace__sync_obj_destroy(&r->end);
-    free(r);
-  }
+  if (rc != 0) rec_free(r);
   return rc;
+}
+
+/* Thread t was joined: the joiner is ordered after its end. */
+static void joined(pthread_t t, const char *why) {
+  hrace__libc_mutex_lock(&mu);
+  rec_t *r = unlist(NULL, t);
+  hrace__libc_mutex_unlock(&mu);
+  if (r) {
+    hrace__acquire(&r->end, why);
+    rec_free(r);
+  }
 }
 
 HRACE_EXPORT int INTERPOSE(pthread_join)(pthread_t t, void **ret) {
   resolve();
   if (!real_join) return ESRCH;
   int rc = real_join(t, ret);
+  if (rc == 0) joined(t, "pthread_join");
+  return rc;
+}
+
+typedef int (*tryjoin_fn)(pthread_t, void **);
+HRACE_EXPORT int INTERPOSE(pthread_tryjoin_np)(pthread_t t, void **ret) {
+  static _Atomic(tryjoin_fn) f;
+  if (!f) f = (tryjoin_fn)dlsym(RTLD_NEXT, "pthread_tryjoin_np");
+  int rc = f(t, ret);
+  if (rc == 0) joined(t, "pthread_tryjoin_np");
+  return rc;
+}
+
+typedef int (*timedjoin_fn)(pthread_t, void **, const struct timespec *);
+HRACE_EXPORT int INTERPOSE(pthread_timedjoin_np)(pthread_t t, void **ret,
+                                                 const struct timespec *ts) {
+  static _Atomic(timedjoin_fn) f;
+  if (!f) f = (timedjoin_fn)dlsym(RTLD_NEXT, "pthread_timedjoin_np");
+  int rc = f(t, ret, ts);
+  if (rc == 0) joined(t, "pthread_timedjoin_np");
+  return rc;
+}
+
+HRACE_EXPORT int INTERPOSE(pthread_detach)(pthread_t t) {
+  static _Atomic(detach_fn) f;
+  if (!f) f = (detach_fn)dlsym(RTLD_NEXT, "pthread_detach");
+  int rc = f(t);
   if (rc != 0) return rc;
   hrace__libc_mutex_lock(&mu);
   rec_t *r = NULL;
-  for (rec_t **p = &recs; *p; p = &(*p)->next)
-    if (pthread_equal((*p)->id, t)) {
-      r = *p;
-      *p = r->next;
-      break;
-    }
+  for (rec_t *x = recs; x; x = x->next)
+    if (pthread_equal(x->id, t)) r = x;
+  if (r && r->ended) unlist(r, t);
+  else if (r) r->detached = 1, r = NULL;
   hrace__libc_mutex_unlock(&mu);
-  if (r) {
-    hrace__acquire(&r->end, "pthread_join");
-    hrace__sync_obj_destroy(&r->start);
-    hrace__sync_obj_destroy(&r->end);
-    free(r);
-  }
+  if (r) rec_free(r);
   return rc;
 }
 
