@@ -4,6 +4,7 @@
  * real call itself (or the clock exchange that replaces it) and returns its error code. */
 #ifndef HRACE_MPI_HANDLERS_H
 #define HRACE_MPI_HANDLERS_H
+#include <limits.h>
 #include <mpi.h>
 #include <stdint.h>
 #include "mpi/comm.h"
@@ -34,6 +35,11 @@ typedef struct hrace_p2p {
 
 int hrace__p2p(hrace_p2p_t *a);
 int hrace__p2p_sendrecv(hrace_p2p_t *s, hrace_p2p_t *r, int replace);
+/* MPI-4 (MPICH 4): MPI_Isendrecv(_replace); the large-count forms' refusal of counts that do
+ * not fit a frame (a clear error, then the job is aborted: never an unframed message). */
+int hrace__p2p_isendrecv(hrace_p2p_t *s, hrace_p2p_t *r, int replace, MPI_Request *req);
+#define HRACE_COUNT_MAX INT_MAX
+int hrace__count_too_large(const char *fn, uintptr_t pc);
 
 /* ---- requests (complete.c) --------------------------------------------------------------- */
 int hrace__h_start(MPI_Request *req, int active);

@@ -25,6 +25,7 @@
 #include "mpi/msgrace.h"
 #include "mpi/posted.h"
 #include "mpi/reqtab.h"
+#include "report/report.h"
 
 int hrace__hdr_bytes;
 static int tag_ub = 32767;
@@ -514,6 +515,68 @@ int hrace__p2p_sendrecv(hrace_p2p_t *s, hrace_p2p_t *r, int replace) {
   }
   hrace__rs_free(rs);
   return rc;
+}
+
+/* ---- MPI-4: MPI_Isendrecv(_replace), large counts ------------------------------------------ */
+/* Run as the Irecv and Isend it is defined to behave like, both framed: the application's
+ * request is the receive's (it completes, unframes and joins at the Wait / Test like an
+ * Irecv's), and the send goes from a packed copy that hrace finishes in the background (an
+ * orphan, reqtab.h), so the application's buffers are free exactly when MPI would free them.
+ * Not one real MPI_Isendrecv: MPICH 4.0.2 completes it with a status whose count is 0, and
+ * the frame's length would be lost. _replace receives into the state's frame, never into the
+ * buffer its send half reads. */
+int hrace__p2p_isendrecv(hrace_p2p_t *s, hrace_p2p_t *r, int replace, MPI_Request *req) {
+#if MPI_VERSION >= 4
+  tinfo_t sti, rti;
+  hrace_comm_t *srec = s->peer == MPI_PROC_NULL ? NULL : checked(s, 0, &sti);
+  hrace_comm_t *rrec = r->peer == MPI_PROC_NULL ? NULL : checked(r, 1, &rti);
+  int sbad = s->peer != MPI_PROC_NULL && !srec, rbad = r->peer != MPI_PROC_NULL && !rrec;
+  if (sbad || rbad || (!srec && !rrec)) {
+    if (replace)
+      return PMPI_Isendrecv_replace(r->buf, r->count, r->type, s->peer, s->tag, r->peer, r->tag,
+                                    r->comm, req);
+    return PMPI_Isendrecv(s->buf, s->count, s->type, s->peer, s->tag, r->buf, r->count, r->type,
+                          r->peer, r->tag, r->comm, req);
+  }
+  hrace_rs_t *ss = NULL;
+  if (srec) {   /* the send half's packed copy, before the receive may overwrite (replace) */
+    int cap = hrace__hdr_bytes + (int)sti.bytes;
+    ss = hrace__rs_new(HRACE_RS_SEND);
+    char *sf = hrace__rs_frame(ss, (size_t)cap + 1);
+    fill_hdr((hrace_hdr_t *)sf, s->active, 0, 0, s->pc);
+    ss->fbytes = pack(sf, s->buf, s->count, s->type, &sti, s->comm, cap);
+  }
+  hrace_p2p_t rr = *r;
+  rr.kind = HRACE_P2P_IRECV;
+  rr.req = req;
+  int rc = do_recv(&rr);   /* MPI_PROC_NULL goes to MPI as is */
+  if (rc != MPI_SUCCESS || !ss) {
+    if (ss) hrace__rs_free(ss);
+    return rc;
+  }
+  MPI_Request sreq;
+  rc = PMPI_Isend(ss->frame, ss->fbytes, MPI_PACKED, s->peer, s->tag, s->comm, &sreq);
+  if (rc != MPI_SUCCESS) {
+    hrace__rs_free(ss);
+    return rc;
+  }
+  if (s->active) hrace__signal_done(s->fn);
+  ss->started = 1;              /* a standard-mode send: its completion only frees the copy */
+  hrace__rs_orphan(sreq, ss);
+  return rc;
+#else
+  (void)s, (void)r, (void)replace, (void)req;
+  return MPI_ERR_OTHER;   /* generated only from MPI-4 on */
+#endif
+}
+
+int hrace__count_too_large(const char *fn, uintptr_t pc) {
+  hrace__report_misuse(pc, "%s with a count above %d: hrace cannot frame a message that large "
+                       "(its clock would be lost and the receiver would misread the data), so "
+                       "the job stops here", fn, HRACE_COUNT_MAX);
+  hrace__report_abort(fn, 2);
+  PMPI_Abort(MPI_COMM_WORLD, 2);
+  return MPI_ERR_COUNT;
 }
 
 /* ---- MPI_Buffer_attach / detach: room for one header per buffered message ----------------- */
