@@ -3,7 +3,7 @@
  * OpenMP threads get their edges from OMPT (omp/ompt.c). A thread made with pthread_create
  * had none: its first access to window memory the creator wrote before creating it, or the
  * joiner's first access after pthread_join to what it wrote, was reported as a race in a
- * correct program (tests/cases/pthread_*). ThreadSanitizer's runtime intercepts these two
+ * correct program (tests/cases/hyb_pthread_*). ThreadSanitizer's runtime intercepts these two
  * calls for the same reason; libhrace replaces that runtime, so it does it here:
  *   pthread_create   the creator releases into the new thread's record, the new thread
  *                    acquires it before running the start routine;
