@@ -18,6 +18,11 @@ HANDLERS = {"start", "startall", "wait", "test", "waitall", "testall", "waitany"
             "buffer_detach", "comm_idup", "sendrecv", "sendrecv_replace", "isendrecv",
             "isendrecv_replace"}
 MPI4 = {"isendrecv", "isendrecv_replace"}   # generated under #if MPI_VERSION >= 4
+MPI4_NAMES = set()                          # so are the lines marked "@4"
+UNMODELLED = {
+    "rma": "its RMA operations and windows are not checked: races through them are not reported",
+    "sync": "the orderings it makes are not seen: races reported across it may be false",
+}
 COLL_KINDS = {"barrier", "one2all", "all2one", "all2all", "scan", "exscan", "neighbor"}
 ROLES = {"buf", "count", "type", "peer", "tag", "comm", "sbuf", "scount", "stype", "dest",
          "stag", "rbuf", "rcount", "rtype", "src", "rtag", "req", "reqs", "n", "status",
@@ -49,19 +54,24 @@ def parse(path):
             if not line:
                 continue
             where = f"{path}:{lineno}"
+            mpi4 = line.startswith("@4 ")
+            if mpi4:
+                line = line[3:].strip()
             parts = line.split(None, 2)
             if len(parts) < 2:
                 raise DefError(f"{where}: expected NAME CLASS ARGS")
             name, cls = parts[0], parts[1]
             args = [parse_arg(a.strip(), where) for a in parts[2].split(";")] if len(parts) > 2 else []
             base = cls.split(".")[0]
-            if base not in P2P | HANDLERS | {"coll", "comm_new", "comm_free"}:
+            if base not in P2P | HANDLERS | {"coll", "comm_new", "comm_free", "unmodelled"}:
                 raise DefError(f"{where}: unknown class {cls!r}")
             if base == "coll" and cls.split(".")[1] not in COLL_KINDS:
                 raise DefError(f"{where}: unknown collective kind in {cls!r}")
             roles = [r for _, _, r in args if r != "-"]
             if len(roles) != len(set(roles)):
                 raise DefError(f"{where}: a role appears twice")
+            if mpi4:
+                MPI4_NAMES.add(name)
             fns.append((name, cls, args))
     return fns
 
@@ -138,6 +148,13 @@ def body(name, cls, args):
         return [f"void *old_ = hrace__comm_freeing(*{nc});",
                 f"rc = {real};",
                 f"hrace__comm_freed(old_, rc);"]
+    if base == "unmodelled":
+        why = UNMODELLED.get(parts[1] if len(parts) > 1 else "")
+        if why is None:
+            raise DefError(f"{name}: unmodelled.KIND wants one of {sorted(UNMODELLED)}")
+        return ["static _Atomic int warned_;",
+                f"if (!atomic_exchange(&warned_, 1)) hrace__unmodelled(\"{name}\", \"{why}\");",
+                f"rc = {real};"]
     raise DefError(f"{name}: no template for class {cls}")
 
 
@@ -182,7 +199,7 @@ def generate(fns, src):
     large = []
     for name, cls, args in fns:
         large += large_count(name, cls, args)
-        mpi4 = cls.split(".")[0] in MPI4
+        mpi4 = cls.split(".")[0] in MPI4 or name in MPI4_NAMES
         if mpi4:
             out.append("#if MPI_VERSION >= 4")
         params = ", ".join(d for d, _, _ in args) or "void"

@@ -6,6 +6,7 @@
 #define HRACE_MPI_HANDLERS_H
 #include <limits.h>
 #include <mpi.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include "mpi/comm.h"
 
@@ -39,6 +40,9 @@ int hrace__p2p_sendrecv(hrace_p2p_t *s, hrace_p2p_t *r, int replace);
  * not fit a frame (a clear error, then the job is aborted: never an unframed message). */
 int hrace__p2p_isendrecv(hrace_p2p_t *s, hrace_p2p_t *r, int replace, MPI_Request *req);
 #define HRACE_COUNT_MAX INT_MAX
+/* An MPI call hrace passes through without modelling it (MPI-4's persistent collectives,
+ * partitioned communication, large-count RMA): a warning at its first use says what is lost. */
+void hrace__unmodelled(const char *fn, const char *what);
 int hrace__count_too_large(const char *fn, uintptr_t pc);
 
 /* ---- requests (complete.c) --------------------------------------------------------------- */

@@ -570,6 +570,10 @@ int hrace__p2p_isendrecv(hrace_p2p_t *s, hrace_p2p_t *r, int replace, MPI_Reques
 #endif
 }
 
+void hrace__unmodelled(const char *fn, const char *what) {
+  hrace__warn("%s is not modelled by hrace yet: %s", fn, what);
+}
+
 int hrace__count_too_large(const char *fn, uintptr_t pc) {
   hrace__report_misuse(pc, "%s with a count above %d: hrace cannot frame a message that large "
                        "(its clock would be lost and the receiver would misread the data), so "
