@@ -42,6 +42,25 @@
 #define INTERPOSE(name) name
 #endif
 
+/* libc's function NAME (of version VER), looked up on first use. */
+#define REALV(type, name, ver)                                                                  \
+  ({                                                                                            \
+    static _Atomic(type) f_;                                                                    \
+    type g_ = f_;                                                                               \
+    if (HRACE_UNLIKELY(!g_)) {                                                                  \
+      g_ = (type)dlvsym(RTLD_NEXT, name, ver);                                                  \
+      if (!g_) g_ = (type)dlsym(RTLD_NEXT, name);                                               \
+      f_ = g_;                                                                                  \
+    }                                                                                           \
+    g_;                                                                                         \
+  })
+#define REAL(type, name)                                                                        \
+  ({                                                                                            \
+    static _Atomic(type) f_;                                                                    \
+    type g_ = f_;                                                                               \
+    if (HRACE_UNLIKELY(!g_)) f_ = g_ = (type)dlsym(RTLD_NEXT, name);                            \
+    g_;                                                                                         \
+  })
 /* core/libc.h: hrace's own lock and unlock, bound to libc's on first use. */
 static int first_lock(pthread_mutex_t *m);
 static int first_unlock(pthread_mutex_t *m);
@@ -71,15 +90,8 @@ typedef struct rec {
   struct rec *next;
 } rec_t;
 
-static _Atomic(create_fn) real_create;   /* libc's, looked up on first use */
-static _Atomic(join_fn) real_join;
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static rec_t *recs;   /* threads created here, until joined (or, detached, until they end) */
-
-static void resolve(void) {
-  if (!real_create) real_create = (create_fn)dlsym(RTLD_NEXT, "pthread_create");
-  if (!real_join) real_join = (join_fn)dlsym(RTLD_NEXT, "pthread_join");
-}
 
 /* Take r (or, r NULL, the record of thread t) off the list; caller holds mu. */
 static rec_t *unlist(rec_t *r, pthread_t t) {
@@ -122,7 +134,7 @@ static void *trampoline(void *p) {
 
 HRACE_EXPORT int INTERPOSE(pthread_create)(pthread_t *t, const pthread_attr_t *attr,
                                            void *(*fn)(void *), void *arg) {
-  resolve();
+  create_fn real_create = REAL(create_fn, "pthread_create");
   if (!real_create) return EAGAIN;
   rec_t *r;
   if (hrace__pc_in_self((uintptr_t)__builtin_return_address(0)) || !(r = calloc(1, sizeof *r)))
@@ -159,18 +171,14 @@ static void joined(pthread_t t, const char *why) {
 }
 
 HRACE_EXPORT int INTERPOSE(pthread_join)(pthread_t t, void **ret) {
-  resolve();
-  if (!real_join) return ESRCH;
-  int rc = real_join(t, ret);
+  int rc = REAL(join_fn, "pthread_join")(t, ret);
   if (rc == 0) joined(t, "pthread_join");
   return rc;
 }
 
 typedef int (*tryjoin_fn)(pthread_t, void **);
 HRACE_EXPORT int INTERPOSE(pthread_tryjoin_np)(pthread_t t, void **ret) {
-  static _Atomic(tryjoin_fn) f;
-  if (!f) f = (tryjoin_fn)dlsym(RTLD_NEXT, "pthread_tryjoin_np");
-  int rc = f(t, ret);
+  int rc = REAL(tryjoin_fn, "pthread_tryjoin_np")(t, ret);
   if (rc == 0) joined(t, "pthread_tryjoin_np");
   return rc;
 }
@@ -178,17 +186,13 @@ HRACE_EXPORT int INTERPOSE(pthread_tryjoin_np)(pthread_t t, void **ret) {
 typedef int (*timedjoin_fn)(pthread_t, void **, const struct timespec *);
 HRACE_EXPORT int INTERPOSE(pthread_timedjoin_np)(pthread_t t, void **ret,
                                                  const struct timespec *ts) {
-  static _Atomic(timedjoin_fn) f;
-  if (!f) f = (timedjoin_fn)dlsym(RTLD_NEXT, "pthread_timedjoin_np");
-  int rc = f(t, ret, ts);
+  int rc = REAL(timedjoin_fn, "pthread_timedjoin_np")(t, ret, ts);
   if (rc == 0) joined(t, "pthread_timedjoin_np");
   return rc;
 }
 
 HRACE_EXPORT int INTERPOSE(pthread_detach)(pthread_t t) {
-  static _Atomic(detach_fn) f;
-  if (!f) f = (detach_fn)dlsym(RTLD_NEXT, "pthread_detach");
-  int rc = f(t);
+  int rc = REAL(detach_fn, "pthread_detach")(t);
   if (rc != 0) return rc;
   hrace__libc_mutex_lock(&mu);
   rec_t *r = NULL;
@@ -255,25 +259,6 @@ static void rel(const void *a, const char *why) {
   if (s) hrace__release(s, why);
 }
 
-/* libc's function NAME (of version VER), looked up on first use. */
-#define REALV(type, name, ver)                                                                  \
-  ({                                                                                            \
-    static _Atomic(type) f_;                                                                    \
-    type g_ = f_;                                                                               \
-    if (HRACE_UNLIKELY(!g_)) {                                                                  \
-      g_ = (type)dlvsym(RTLD_NEXT, name, ver);                                                  \
-      if (!g_) g_ = (type)dlsym(RTLD_NEXT, name);                                               \
-      f_ = g_;                                                                                  \
-    }                                                                                           \
-    g_;                                                                                         \
-  })
-#define REAL(type, name)                                                                        \
-  ({                                                                                            \
-    static _Atomic(type) f_;                                                                    \
-    type g_ = f_;                                                                               \
-    if (HRACE_UNLIKELY(!g_)) f_ = g_ = (type)dlsym(RTLD_NEXT, name);                            \
-    g_;                                                                                         \
-  })
 #define APP() hrace__pc_instrumented((uintptr_t)__builtin_return_address(0))
 
 typedef int (*lock_fn)(void *);

@@ -122,6 +122,14 @@ static int layout(const hrace_coll_t *c, hrace_clk_t **send, int *nsend, int *nr
   return 0;
 }
 
+/* The exchange's buffers: what this process sends (layout) and room for what it receives. */
+static hrace_clk_t *buffers(const hrace_coll_t *c, hrace_clk_t **send, int *nsend, int *nrecv) {
+  layout(c, send, nsend, nrecv);
+  hrace_clk_t *recv = malloc((*nrecv > *nsend ? *nrecv : *nsend) * sizeof *recv + sizeof *recv);
+  if (!recv) abort();
+  return recv;
+}
+
 /* Start (req != NULL) or run the exchange: send -> recv. */
 static int exchange(const hrace_coll_t *c, hrace_clk_t *send, int nsend, hrace_clk_t *recv,
                     int nrecv, MPI_Request *req) {
@@ -178,9 +186,7 @@ static void finish(hrace_coll_t *c) {
 int hrace__coll_barrier(hrace_coll_t *c) {
   hrace_clk_t *send;
   int nsend, nrecv;
-  layout(c, &send, &nsend, &nrecv);
-  hrace_clk_t *recv = malloc((nrecv ? nrecv : 1) * sizeof *recv);
-  if (!recv) abort();
+  hrace_clk_t *recv = buffers(c, &send, &nsend, &nrecv);
   int rc = exchange(c, send, nsend, recv, nrecv, NULL);
   if (rc == MPI_SUCCESS && c->active) {
     join(c->rec, c->kind, recv, nrecv, c->why);
@@ -204,9 +210,7 @@ void hrace__coll_start(hrace_coll_t *c) {
   if (!c->rec || c->rec->inter) return;
   hrace_clk_t *send;
   int nsend, nrecv;
-  layout(c, &send, &nsend, &nrecv);
-  hrace_clk_t *recv = malloc((nrecv > nsend ? nrecv : nsend) * sizeof *recv + sizeof *recv);
-  if (!recv) abort();
+  hrace_clk_t *recv = buffers(c, &send, &nsend, &nrecv);
   if (exchange(c, send, nsend, recv, nrecv, &c->xreq) != MPI_SUCCESS) {
     free(send);
     free(recv);
@@ -234,9 +238,7 @@ void hrace__coll_end(hrace_coll_t *c, int rc, MPI_Request *req) {
   }
   hrace_clk_t *send;
   int nsend, nrecv;
-  layout(c, &send, &nsend, &nrecv);
-  hrace_clk_t *recv = malloc((nrecv > nsend ? nrecv : nsend) * sizeof *recv + sizeof *recv);
-  if (!recv) abort();
+  hrace_clk_t *recv = buffers(c, &send, &nsend, &nrecv);
   if (!req) {
     if (exchange(c, send, nsend, recv, nrecv, NULL) == MPI_SUCCESS && c->active) {
       if (joins(c)) join(c->rec, c->kind, recv, nrecv, c->why);
