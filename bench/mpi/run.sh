@@ -1,5 +1,6 @@
 #!/bin/sh
-# MPI latency, uninstrumented vs hrace, in one run (bench/README.md, "MPI").
+# MPI latency, uninstrumented vs hrace, in one run (bench/README.md, "MPI"): Open MPI, then
+# the two-rank points on MPICH when BUILD_DIR/mpich holds hrace's MPICH build.
 # usage: bench/mpi/run.sh [BUILD_DIR]   (default: build; needs libhrace.so built there)
 # Env: REPS (default 7), ROUNDS (alternations of plain / hrace per point, default 3).
 set -eu
@@ -13,10 +14,18 @@ reps=${REPS:-7}
 rounds=${ROUNDS:-3}
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
 export HRACE_OPTIONS="report_text=0"
+mpi=ompi
 
 # one MODE TEST NP ITERS: the median (us) printed by mpibench
 one() {
-  if [ "$1" = hrace ]; then
+  if [ "$mpi" = mpich ]; then
+    if [ "$1" = hrace ]; then
+      mpirun.mpich -np "$3" -env LD_PRELOAD "$mlib" -env HRACE_OPTIONS "$HRACE_OPTIONS" \
+        "$out/mpibench.mpich" "$2" "$4" "$reps" 2>/dev/null | awk '{print $3}'
+    else
+      mpirun.mpich -np "$3" "$out/mpibench.mpich" "$2" "$4" "$reps" 2>/dev/null | awk '{print $3}'
+    fi
+  elif [ "$1" = hrace ]; then
     mpirun -np "$3" -x LD_PRELOAD="$lib" -x HRACE_OPTIONS "$out/mpibench" "$2" "$4" "$reps" 2>/dev/null | awk '{print $3}'
   else
     mpirun -np "$3" "$out/mpibench" "$2" "$4" "$reps" 2>/dev/null | awk '{print $3}'
@@ -25,8 +34,6 @@ one() {
 # median of the arguments
 med() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 
-echo "| test | ranks | plain (us) | hrace (us) | ratio |"
-echo "|---|---|---|---|---|"
 point() {   # TEST NP ITERS
   p=""; h=""
   i=0
@@ -38,18 +45,23 @@ point() {   # TEST NP ITERS
   mp=$(med $p); mh=$(med $h)
   echo "| $1 | $2 | $mp | $mh | $(awk -v a="$mp" -v b="$mh" 'BEGIN {printf "%.2f", b / a}') |"
 }
-point self 1 200000
-point selfmt 1 200000
-point pp8 2 20000
 # The floor of any in-band clock, plain runs only: a ping-pong as long as hrace's frame of an
-# 8-byte message at 2 ranks (8 + 24 header + 2 x 4 clock bytes), and the same framed by hand.
+# 8-byte message at 2 ranks (8 + 12 header + 2 x 4 clock bytes), and the same framed by hand.
 floor() {   # TEST NP ITERS
   p=""
   i=0
   while [ $i -lt "$rounds" ]; do p="$p $(one plain "$1" "$2" "$3")"; i=$((i + 1)); done
   echo "| $1 (plain only) | $2 | $(med $p) | | |"
 }
-floor pp40 2 20000
+
+echo "Open MPI"
+echo
+echo "| test | ranks | plain (us) | hrace (us) | ratio |"
+echo "|---|---|---|---|---|"
+point self 1 200000
+point selfmt 1 200000
+point pp8 2 20000
+floor pp28 2 20000
 floor frame8 2 20000
 point pp1m 2 200
 for np in 2 4 8 16; do point barrier "$np" $((4000 / np)); done
@@ -62,3 +74,21 @@ for np in 2 4 8 16; do
   b=$(mpirun -np "$np" -x LD_PRELOAD="$lib" -x HRACE_OPTIONS "$out/mpibench" hdr 1 1 2>/dev/null | awk '{print $3}')
   echo "| $np | $b |"
 done
+
+mlib="$(cd "$build" && pwd)/mpich/lib/libhrace.so"
+if [ -f "$mlib" ] && command -v mpicc.mpich >/dev/null && command -v mpirun.mpich >/dev/null; then
+  mpicc.mpich -O2 -o "$out/mpibench.mpich" "$(dirname "$0")/mpibench.c"
+  mpi=mpich
+  echo
+  echo "MPICH"
+  echo
+  echo "| test | ranks | plain (us) | hrace (us) | ratio |"
+  echo "|---|---|---|---|---|"
+  point self 1 200000
+  point pp8 2 20000
+  floor pp28 2 20000
+  floor frame8 2 20000
+  point pp1m 2 200
+  point barrier 2 2000
+  point allreduce 2 2000
+fi

@@ -18,20 +18,22 @@
 #include "clocks/vc.h"
 #include "core/runtime.h"
 
-#define HRACE_FRAME_MAGIC 0x68726331u   /* "hrc1" */
+#define HRACE_FRAME_MAGIC 0x687263u     /* "hrc": the top 24 bits of a frame's first word */
 #define HRACE_FRAME_SMALL 8192          /* bench/mpi: pack + copy beats a struct type below this */
 
 enum { HRACE_HDR_CLOCK = 1, HRACE_HDR_SYNC = 2 };
 
+/* 12 bytes and the clock: every byte counts at 8-byte messages (bench/README.md, "MPI"). The
+ * entry count is not sent: every process has the same hrace__clock_len(). */
 typedef struct hrace_hdr {
-  uint32_t magic;
-  uint32_t flags;            /* HRACE_HDR_*: CLOCK unless sent from a nested (hrace-internal) call */
+  uint32_t word;             /* HRACE_FRAME_MAGIC << 8 | flags (HRACE_HDR_*: CLOCK unless sent
+                              * from a nested, hrace-internal call) */
   uint32_t sync_id;          /* synchronous mode: the sender's id for the responder's answer */
-  uint32_t n;                /* clock entries that follow */
-  uint64_t site;             /* the send's code address, module-relative (msgrace.h) */
+  uint32_t site;             /* the send's code address (hrace__site_encode, msgrace.h) */
   hrace_clk_t clk[];         /* the sender's clock at the send's start */
 } hrace_hdr_t;
-_Static_assert(sizeof(hrace_hdr_t) == 24, "frame header layout is part of the wire format");
+_Static_assert(sizeof(hrace_hdr_t) == 12, "frame header layout is part of the wire format");
+static inline unsigned hrace__hdr_flags(const hrace_hdr_t *h) { return h->word & 0xffu; }
 
 /* Header bytes of every frame in this job (fixed at MPI_Init: all ranks agree). */
 extern int hrace__hdr_bytes;

@@ -35,7 +35,7 @@ static int tag_fits(int spec, int tag) { return spec == MPI_ANY_TAG || spec == t
 
 /* Was the epoch (ex, ec) covered by the clock in h? (then m was sent after r matched) */
 static int covered(const hrace_hdr_t *h, uint32_t ex, hrace_clk_t ec) {
-  hrace_vc_t v = { .n = h->n, .c = (hrace_clk_t *)h->clk };
+  hrace_vc_t v = { .n = hrace__clock_len(), .c = (hrace_clk_t *)h->clk };
   return hrace__epoch_hb(ex, ec, &v);
 }
 
@@ -85,11 +85,11 @@ void hrace__mrace_free(hrace_comm_t *rec) {
 
 /* ---- sites --------------------------------------------------------------------------------- */
 /* The main executable's range and load bias: access/mpicode.h. */
-uint64_t hrace__site_encode(uintptr_t pc) {
-  if (pc < hrace__exe_lo || pc >= hrace__exe_hi) return 0;
-  return (uint64_t)(pc - hrace__exe_bias) | (1ull << 63);
+uint32_t hrace__site_encode(uintptr_t pc) {
+  if (pc < hrace__exe_lo || pc >= hrace__exe_hi || pc - hrace__exe_bias >= (1u << 31)) return 0;
+  return (uint32_t)(pc - hrace__exe_bias) | (1u << 31);
 }
 
 uintptr_t hrace__site_decode(uint64_t site) {
-  return site ? hrace__exe_bias + (uintptr_t)(site & ~(1ull << 63)) : 0;
+  return site ? hrace__exe_bias + (uintptr_t)(site & ~(uint64_t)(1u << 31)) : 0;
 }

@@ -17,7 +17,8 @@ void hrace__mrace_received(struct hrace_post *p, const hrace_hdr_t *h, int src_w
 void hrace__mrace_free(hrace_comm_t *rec);
 
 /* Code addresses across processes: the offset into the main executable (same binary at every
- * rank, different load address), with the top bit set; 0 when outside it. */
-uint64_t hrace__site_encode(uintptr_t pc);
+ * rank, different load address) as 32 bits with the top bit set; 0 when outside it (or
+ * beyond 2 GiB into it). */
+uint32_t hrace__site_encode(uintptr_t pc);
 uintptr_t hrace__site_decode(uint64_t site);
 #endif

@@ -121,11 +121,9 @@ HOT hrace_comm_t *checked(const hrace_p2p_t *a, int recv, tinfo_t *ti) {
 }
 
 HOT void fill_hdr(hrace_hdr_t *h, int active, int sync, uint32_t sync_id, uintptr_t pc) {
-  h->magic = HRACE_FRAME_MAGIC;
-  h->flags = (active ? HRACE_HDR_CLOCK : 0) | (sync ? HRACE_HDR_SYNC : 0);
+  h->word = HRACE_FRAME_MAGIC << 8 | (active ? HRACE_HDR_CLOCK : 0) | (sync ? HRACE_HDR_SYNC : 0);
   h->sync_id = sync_id;
   h->site = hrace__site_encode(pc);
-  h->n = hrace__clock_len();
   hrace__clock_out(h->clk);
 }
 
@@ -299,7 +297,7 @@ HOT const hrace_hdr_t *unframe(const wire_t *w, void *hdrbuf, void *buf, int cou
   if (cancelled || st->MPI_SOURCE == MPI_PROC_NULL) return NULL;
   PMPI_Get_count(st, MPI_BYTE, &got);
   const hrace_hdr_t *h = hdrbuf;
-  if (got == MPI_UNDEFINED || got < H || h->magic != HRACE_FRAME_MAGIC) {
+  if (got == MPI_UNDEFINED || got < H || h->word >> 8 != HRACE_FRAME_MAGIC) {
     static int warned;
     if (!warned++)
       hrace__warn("a message without hrace's header arrived (is every rank running under "
@@ -327,9 +325,8 @@ HOT const hrace_hdr_t *unframe(const wire_t *w, void *hdrbuf, void *buf, int cou
 /* The receive side of an arrived frame: join, races, responder answer; frees the post. */
 HOT void arrived(hrace_comm_t *rec, hrace_post_t *post, const hrace_hdr_t *h,
                  const MPI_Status *st, int active, const char *fn) {
-  if (h && active && (h->flags & HRACE_HDR_CLOCK))
-    hrace__wait(h->clk, h->n < hrace__clock_len() ? h->n : hrace__clock_len(), fn);
-  if (post) hrace__post_done(post, h && (h->flags & HRACE_HDR_CLOCK) ? h : NULL,
+  if (h && active && (hrace__hdr_flags(h) & HRACE_HDR_CLOCK)) hrace__wait(h->clk, hrace__clock_len(), fn);
+  if (post) hrace__post_done(post, h && (hrace__hdr_flags(h) & HRACE_HDR_CLOCK) ? h : NULL,
                              st ? st->MPI_SOURCE : -1, st ? st->MPI_TAG : -1);
 }
 
@@ -388,7 +385,7 @@ static int do_recv(hrace_p2p_t *a) {
     const hrace_hdr_t *h = rc == MPI_SUCCESS ? unframe(&w, hdr, a->buf, a->count, a->type, &ti, a->comm, st, 0, st != &tmp) : NULL;
     if (w.type != MPI_PACKED) PMPI_Type_free(&w.type);
     arrived(rec, post, h, st, a->active, a->fn);
-    if (blk) hrace__post_blocking_done(rec, h && (h->flags & HRACE_HDR_CLOCK) ? h : NULL,
+    if (blk) hrace__post_blocking_done(rec, h && (hrace__hdr_flags(h) & HRACE_HDR_CLOCK) ? h : NULL,
                                        h ? st->MPI_SOURCE : -1);
     return rc;
   }

@@ -95,7 +95,7 @@ void hrace__post_done(hrace_post_t *p, const hrace_hdr_t *h, int src_rank, int t
   int src_world = h ? hrace__comm_peer_world(p->rec, src_rank) : -1;
   if (h && atomic_load_explicit(&p->rec->wild, memory_order_relaxed))
     hrace__mrace_received(p, h, src_world, tag);
-  if (h && (h->flags & HRACE_HDR_SYNC) && src_world >= 0)
+  if (h && (hrace__hdr_flags(h) & HRACE_HDR_SYNC) && src_world >= 0)
     keep_answer(src_world, h->sync_id, p->snap, p->n);
   if (p->prev) p->prev->next = p->next;
   else head = p->next;
@@ -158,7 +158,7 @@ int hrace__post_blocking(hrace_comm_t *rec, int src, int tag, int active) {
 }
 
 void hrace__post_blocking_done(hrace_comm_t *rec, const hrace_hdr_t *h, int src_rank) {
-  int src_world = h && (h->flags & HRACE_HDR_SYNC) ? hrace__comm_peer_world(rec, src_rank) : -1;
+  int src_world = h && (hrace__hdr_flags(h) & HRACE_HDR_SYNC) ? hrace__comm_peer_world(rec, src_rank) : -1;
   if (src_world >= 0) {   /* answer kept and slot cleared at once for the responder */
     pthread_mutex_lock(&hrace__post_mu);
     keep_answer(src_world, h->sync_id, blk.snap, blk.n);
