@@ -472,7 +472,7 @@ int hrace__chan_init(void) {
     cookie = (uint64_t)time(NULL) * 0x9E3779B97F4A7C15ull ^ (uint64_t)getpid();
   PMPI_Bcast(&cookie, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
   PMPI_Allgather(&mine, sizeof mine, MPI_BYTE, addrs, sizeof mine, MPI_BYTE, MPI_COMM_WORLD);
-  PMPI_Comm_dup(MPI_COMM_WORLD, &progress_comm);
+  hrace__comm_private(MPI_COMM_WORLD, 3, &progress_comm);
   int ok = lfd_unix >= 0 || lfd_tcp >= 0, all = 0;
   PMPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
   if (!all) {

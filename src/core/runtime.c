@@ -78,6 +78,15 @@ __attribute__((constructor)) static void runtime_ctor(void) {
   hrace__runtime_init();
 }
 
+int hrace__comm_private(MPI_Comm parent, int tag, MPI_Comm *out) {
+  MPI_Group g;
+  int rc = PMPI_Comm_group(parent, &g);
+  if (rc != MPI_SUCCESS) return rc;
+  rc = PMPI_Comm_create_group(parent, g, tag, out);
+  PMPI_Group_free(&g);
+  return rc;
+}
+
 void hrace__runtime_mpi_init(int rank, int size, int required) {
   hrace__proc.thread_level = required;
   long slots = hrace__opt.exporters;

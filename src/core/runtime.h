@@ -134,6 +134,13 @@ void hrace__ctx_end(hrace_ctx_t *c);              /* its index may serve a later
 
 /* After MPI_Init: rank, size and the thread level the application asked for. */
 void hrace__runtime_mpi_init(int rank, int size, int required);
+/* A communicator of parent's members for hrace's own use, made at MPI_Init (collective over
+ * parent). Not MPI_Comm_dup: Open MPI 4.1 agrees on a dup's context id with a non-blocking
+ * allreduce of coll/libnbc, whose progress callback then stays registered for the run, about
+ * 20 instructions in every opal_progress() of a program that never asked for it (callgrind:
+ * 21 per call, ~380000 calls in a 20000-message ping-pong). MPI_Comm_create_group agrees with
+ * point-to-point messages instead. */
+int hrace__comm_private(MPI_Comm parent, int tag, MPI_Comm *out);
 
 /* The descriptor of the calling thread's access of kind (flags, op) at code address pc in its
  * current segment: cached, created on first use. */

@@ -204,7 +204,7 @@ void hrace__comm_freed(void *rec, int rc) {
 void hrace__comm_init(void) {
   hrace__comm_register(MPI_COMM_WORLD, hrace__proc.world_shadow, 0);
   MPI_Comm self;
-  PMPI_Comm_dup(MPI_COMM_SELF, &self);
+  hrace__comm_private(MPI_COMM_SELF, 2, &self);
   hrace__comm_register(MPI_COMM_SELF, self, 0);
 }
 
