@@ -1,14 +1,15 @@
 /* MPI latency with and without hrace (bench/README.md, "MPI"). The same binary runs both ways:
  * plain, and with libhrace preloaded (the PMPI layer; no load/store instrumentation here).
  *
- * usage: mpibench TEST ITERS REPS     TEST: ppN pp1m frame8 barrier allreduce self selfmt hdr
+ * usage: mpibench TEST ITERS REPS     TEST: ppN pp1m frame8 barrier allreduce self selfmt hdr hdrmt
  * Prints one line: TEST ranks median_us (median over REPS of the mean time per operation;
  * ping-pong of N bytes: one-way latency, half a round trip; frame8: an 8-byte ping-pong
  * framed by hand as hrace frames it, the floor of an in-band clock, for plain runs). `self` (one process): Irecv + Send + Wait of
  * 4 bytes to itself, the per-message cost of the MPI layer without a second busy-polling rank
  * (on this 2-core VM two ranks make ping-pong timings bimodal); `selfmt` the same after
  * MPI_Init_thread(MPI_THREAD_MULTIPLE). `hdr` prints the bytes a 0-byte message occupies on
- * the wire (PMPI_Probe sees hrace's frame). */
+ * the wire (PMPI_Probe sees hrace's frame); `hdrmt` the same after
+ * MPI_Init_thread(MPI_THREAD_MULTIPLE). */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,17 +22,17 @@ static int cmp(const void *a, const void *b) {
 
 int main(int argc, char **argv) {
   int rank, size, level;
-  if (argc > 1 && !strcmp(argv[1], "selfmt")) MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &level);
+  if (argc > 1 && (!strcmp(argv[1], "selfmt") || !strcmp(argv[1], "hdrmt"))) MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &level);
   else MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   if (argc < 4) {
-    if (!rank) fprintf(stderr, "usage: mpibench ppN|pp1m|frame8|barrier|allreduce|self|selfmt|hdr ITERS REPS\n");
+    if (!rank) fprintf(stderr, "usage: mpibench ppN|pp1m|frame8|barrier|allreduce|self|selfmt|hdr|hdrmt ITERS REPS\n");
     MPI_Abort(MPI_COMM_WORLD, 2);
   }
   const char *test = argv[1];
   int iters = atoi(argv[2]), reps = atoi(argv[3]);
-  if (!strcmp(test, "hdr")) {
+  if (!strcmp(test, "hdr") || !strcmp(test, "hdrmt")) {
     int bytes = 0;
     MPI_Status st;
     if (rank == 0) MPI_Send(NULL, 0, MPI_BYTE, 1, 0, MPI_COMM_WORLD);

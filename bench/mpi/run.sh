@@ -68,11 +68,12 @@ for np in 2 4 8 16; do point barrier "$np" $((4000 / np)); done
 for np in 2 4 8 16; do point allreduce "$np" $((4000 / np)); done
 
 echo
-echo "| ranks | clock bytes per message (header + entries) |"
-echo "|---|---|"
+echo "| ranks | clock bytes per message (header + entries) | MPI_THREAD_MULTIPLE, OMP_NUM_THREADS=8 |"
+echo "|---|---|---|"
 for np in 2 4 8 16; do
   b=$(mpirun -np "$np" -x LD_PRELOAD="$lib" -x HRACE_OPTIONS "$out/mpibench" hdr 1 1 2>/dev/null | awk '{print $3}')
-  echo "| $np | $b |"
+  m=$(mpirun -np "$np" -x LD_PRELOAD="$lib" -x HRACE_OPTIONS -x OMP_NUM_THREADS=8 "$out/mpibench" hdrmt 1 1 2>/dev/null | awk '{print $3}')
+  echo "| $np | $b | $m |"
 done
 
 mlib="$(cd "$build" && pwd)/mpich/lib/libhrace.so"
