@@ -99,6 +99,20 @@ void hrace__runtime_mpi_init(int rank, int size, int required) {
       const char *env = getenv("OMP_NUM_THREADS");
       slots = env && atoi(env) > 0 ? atoi(env) : sysconf(_SC_NPROCESSORS_ONLN);
       if (slots < 2) slots = 2;
+      if (slots > 64) slots = 64;
+      /* Every point-to-point message carries size x slots entries (docs/design.md, "dense
+       * exporter slots"): 64 threads at 1000 ranks would be 256 KiB per message. */
+      long cap = hrace__opt.clock_budget > 0 ? hrace__opt.clock_budget / (size > 0 ? size : 1) : slots;
+      if (cap < 1) cap = 1;
+      if (slots > cap) {
+        if (rank == 0)
+          hrace__warn("%d ranks x %ld threads that may call MPI would put %ld clock bytes in every "
+                      "message; using %ld entries per rank instead: more threads of one rank that "
+                      "make MPI calls share the last, and races among them may be missed "
+                      "(HRACE_OPTIONS=exporters=N or clock_budget=N changes it)",
+                      size, slots, 4 * (long)size * slots, cap);
+        slots = cap;
+      }
     }
   }
   if (slots > 64) slots = 64;
