@@ -157,6 +157,13 @@ bool hrace__options_parse(const char *spec, hrace_options_t *out, char *err, siz
     free(item);
     if (!good) return false;
   }
+  /* Counts that cannot be negative. */
+  if (o.exporters < 0 || o.clock_budget < 0) {
+    snprintf(err, errlen, "option '%s' wants 0 or more, got %ld",
+             o.exporters < 0 ? "exporters" : "clock_budget",
+             o.exporters < 0 ? o.exporters : o.clock_budget);
+    return false;
+  }
   /* Strings with a fixed set of values. */
   if (strcmp(o.transport, "auto") && strcmp(o.transport, "tcp")) {
     snprintf(err, errlen, "option 'transport' wants auto or tcp, got '%s'", o.transport);

@@ -50,7 +50,7 @@ static int init_in_child(const char *spec, char *out, size_t outlen) {
 }
 
 int main(void) {
-  plan(60);
+  plan(67);
   hrace_options_t o;
 
   /* Defaults: the global is usable before any init. */
@@ -99,6 +99,10 @@ int main(void) {
   ok(strstr(err, "range") != NULL, "overflow says out of range (%s)", err);
   rejects("report_text=1,bogus", "'bogus'");
   rejects("transport=udp", "'udp'");
+  rejects("clock_budget=-1", "'clock_budget'");
+  rejects("exporters=-2", "'exporters'");
+  ok(parse("clock_budget=0,exporters=3", &o) && o.clock_budget == 0 && o.exporters == 3,
+     "clock_budget=0 (no cap), exporters=3");
   ok(parse("transport=tcp", &o) && strcmp(o.transport, "tcp") == 0, "transport=tcp");
 
   /* hrace__options_init: exit 2 on errors, exit 0 with help. */
