@@ -40,7 +40,8 @@ static exporter_t ex[MAX_SLOTS];
 static _Atomic int used_slots;
 static pthread_mutex_t assign_mu = PTHREAD_MUTEX_INITIALIZER;
 static int warned;
-static _Atomic unsigned init_gen;   /* hrace__exporters_init calls (own_exporter_cached) */
+_Atomic unsigned hrace__exporters_gen;   /* init calls and slots becoming shared */
+static _Atomic bool shared[MAX_SLOTS];   /* used by more than one thread */
 
 void hrace__exporters_init(int rank, int np, int slots) {
   my_rank = rank;
@@ -48,9 +49,9 @@ void hrace__exporters_init(int rank, int np, int slots) {
   nslots = slots < 1 ? 1 : slots > MAX_SLOTS ? MAX_SLOTS : slots;
   for (int i = 0; i < MAX_SLOTS; i++) {
     if (!ex[i].h) pthread_mutex_init(&ex[i].mu, NULL);
-    if (i >= atomic_load(&used_slots)) ex[i].tid = -1;
+    if (i >= atomic_load(&used_slots)) ex[i].tid = -1, atomic_store(&shared[i], false);
   }
-  atomic_fetch_add(&init_gen, 1);
+  atomic_fetch_add(&hrace__exporters_gen, 1);
 }
 
 uint32_t hrace__exporters_len(void) { return (uint32_t)(nprocs * nslots); }
@@ -72,6 +73,10 @@ uint32_t hrace__exporter_of(int tid) {
       atomic_store_explicit(&used_slots, n + 1, memory_order_release);
     } else {
       s = nslots - 1;
+      if (!atomic_load(&shared[s])) {
+        atomic_store(&shared[s], true);
+        atomic_fetch_add(&hrace__exporters_gen, 1);
+      }
       if (!warned) {
         warned = 1;
         fprintf(stderr, "hrace: rank %d: warning: more than %d threads make MPI calls; the later "
@@ -91,13 +96,13 @@ static exporter_t *own_exporter(uint32_t e) {
 }
 
 /* own_exporter of the calling thread's last snapshot, without its division (a snapshot per
- * send and per receive post). Valid while init_gen is unchanged: hrace__exporters_init
+ * send and per receive post). Valid while hrace__exporters_gen is unchanged: hrace__exporters_init
  * renumbers entries. */
 static __thread struct { uint32_t e; unsigned gen; exporter_t *x; } last_own
     __attribute__((tls_model("initial-exec")));
 
 static exporter_t *own_exporter_cached(uint32_t e) {
-  unsigned g = atomic_load_explicit(&init_gen, memory_order_relaxed) + 1;
+  unsigned g = atomic_load_explicit(&hrace__exporters_gen, memory_order_relaxed) + 1;
   if (__builtin_expect(last_own.gen == g && last_own.e == e, 1)) return last_own.x;
   exporter_t *x = own_exporter(e);
   last_own.e = e, last_own.gen = g, last_own.x = x;
@@ -129,12 +134,14 @@ static __attribute__((noinline)) void append(exporter_t *x, hrace_clk_t k, const
   pthread_mutex_unlock(&x->mu);
 }
 
-void hrace__exporter_snapshot(uint32_t e, hrace_clk_t k, const hrace_vc_t *l, uint32_t own) {
+bool hrace__exporter_snapshot(uint32_t e, hrace_clk_t k, const hrace_vc_t *l, uint32_t own) {
   exporter_t *x = own_exporter_cached(e);
-  if (!x) return;
+  if (!x) return false;
+  bool alone = !atomic_load_explicit(&shared[x - ex], memory_order_relaxed);
   /* Only this thread appends, so it may read its last entry without the lock. */
-  if (x->nh && k >= x->h[x->nh - 1].k && in_run(&x->h[x->nh - 1], k, l, own)) return;
+  if (x->nh && k >= x->h[x->nh - 1].k && in_run(&x->h[x->nh - 1], k, l, own)) return alone;
   append(x, k, l, own);
+  return alone;
 }
 
 /* Entry `i` of snapshot s (the one at or below k). */
@@ -170,7 +177,8 @@ bool hrace__exporters_cover(uint32_t tid, hrace_clk_t c, const hrace_vc_t *g) {
   return false;
 }
 
-void hrace__exporters_recall(const hrace_vc_t *g, const hrace_vc_t *known, hrace_vc_t *l) {
+bool hrace__exporters_recall(const hrace_vc_t *g, const hrace_vc_t *known, hrace_vc_t *l) {
+  bool changed = false;
   int n = atomic_load_explicit(&used_slots, memory_order_acquire);
   for (int s = 0; s < n; s++) {
     uint32_t e = index_of(s);
@@ -180,6 +188,7 @@ void hrace__exporters_recall(const hrace_vc_t *g, const hrace_vc_t *known, hrace
     pthread_mutex_lock(&x->mu);
     const snap_t *sn = at_or_below(x, g->c[e]);
     if (sn) {
+      changed = true;
       hrace__vc_join_raw(l, sn->l, sn->n);
       hrace_clk_t o = snap_at(sn, g->c[e], sn->own);
       hrace__vc_grow(l, sn->own + 1);
@@ -187,4 +196,5 @@ void hrace__exporters_recall(const hrace_vc_t *g, const hrace_vc_t *known, hrace
     }
     pthread_mutex_unlock(&x->mu);
   }
+  return changed;
 }

@@ -15,6 +15,7 @@
  *    local knowledge L of e's latest snapshot at or below k. */
 #ifndef HRACE_CLOCKS_EXPORTER_H
 #define HRACE_CLOCKS_EXPORTER_H
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include "clocks/vc.h"
@@ -30,14 +31,20 @@ uint32_t hrace__exporters_len(void);
 uint32_t hrace__exporter_of(int tid);
 /* Record that exporter e published with entry value k while its local clock was l, running in
  * the context whose local entry is `own`. Called by the exporter's own thread, once per
- * publication, before the clock leaves the process. */
-void hrace__exporter_snapshot(uint32_t e, hrace_clk_t k, const hrace_vc_t *l, uint32_t own);
+ * publication, before the clock leaves the process. Returns true when e's history is this
+ * thread's alone: then a later publication (k + i, l with l[own] + i and nothing else changed)
+ * is implied by the history as it stands, and the caller may skip the call for it while
+ * hrace__exporters_gen is unchanged. */
+bool hrace__exporter_snapshot(uint32_t e, hrace_clk_t k, const hrace_vc_t *l, uint32_t own);
+/* Bumped by hrace__exporters_init (entries renumbered) and when a slot becomes shared. */
+extern _Atomic unsigned hrace__exporters_gen;
 /* Is the local access (tid, c) covered by a snapshot that the global clock g knows of? */
 bool hrace__exporters_cover(uint32_t tid, hrace_clk_t c, const hrace_vc_t *g);
 /* Join into l the local knowledge that g carries about this process's exporters, where g knows
  * an exporter further than `known` (the receiver's global part before the join) does. Every
  * context's local part already holds the snapshot of each entry its global part knows (waits
  * recall it, acquires join both parts, an exporter's own local part holds its snapshots), so
- * entries g knows no further than `known` bring nothing: a ping-pong takes no lock here. */
-void hrace__exporters_recall(const hrace_vc_t *g, const hrace_vc_t *known, hrace_vc_t *l);
+ * entries g knows no further than `known` bring nothing: a ping-pong takes no lock here.
+ * Returns whether l may have changed. */
+bool hrace__exporters_recall(const hrace_vc_t *g, const hrace_vc_t *known, hrace_vc_t *l);
 #endif

@@ -163,7 +163,11 @@ static inline const hrace_vc_t *signal_clock(hrace_thread_t *t) {
   uint32_t e = exporter(t);
   if (c->g.c[e] < t->published) c->g.c[e] = t->published;
   if (t->snapped != t->published) {
-    hrace__exporter_snapshot(e, t->published, &c->l, c->idx);
+    unsigned gen = atomic_load_explicit(&hrace__exporters_gen, memory_order_relaxed);
+    if (t->run_ctx != c || t->run_gen != gen) {   /* else implied by the run: see the field */
+      t->run_ctx = hrace__exporter_snapshot(e, t->published, &c->l, c->idx) ? c : NULL;
+      t->run_gen = gen;
+    }
     t->snapped = t->published;
   }
   return &c->g;
@@ -192,7 +196,7 @@ void hrace__wait(const hrace_clk_t *clk, uint32_t n, const char *why) {
   hrace_thread_t *t = hrace__thread();
   hrace_ctx_t *c = t->cur;
   hrace_vc_t got = { .n = n, .c = (hrace_clk_t *)clk };
-  hrace__exporters_recall(&got, &c->g, &c->l);   /* before the join: see exporter.h */
+  if (hrace__exporters_recall(&got, &c->g, &c->l)) t->run_ctx = NULL;   /* before the join: see exporter.h */
   while (n && !clk[n - 1]) n--;                    /* hrace__vc_join_raw, inline */
   if (HRACE_UNLIKELY(n > c->g.n)) hrace__vc_grow(&c->g, n);
   for (uint32_t i = 0; i < n; i++)
@@ -222,6 +226,7 @@ void hrace__release(hrace_sync_t *s, const char *why) {
   hrace__vc_join(&s->g, &c->g);
   pthread_mutex_unlock(&s->mu);
   c->l.c[c->idx]++;
+  t->run_ctx = NULL;
   c->region = why;
   dump("release", why);
 }
@@ -234,6 +239,7 @@ void hrace__acquire(hrace_sync_t *s, const char *why) {
   hrace__vc_join(&c->l, &s->l);
   hrace__vc_join(&c->g, &s->g);
   pthread_mutex_unlock(&s->mu);
+  t->run_ctx = NULL;
   c->region = why;
   dump("acquire", why);
 }
@@ -292,12 +298,14 @@ hrace_ctx_t *hrace__ctx_new(void) {
   c->g.local = &c->l;
   c->region = "task creation";
   cr->l.c[cr->idx]++;                /* the creator's later accesses are not the task's past */
+  t->run_ctx = NULL;
   return c;
 }
 
 void hrace__ctx_switch(hrace_ctx_t *c) {
   hrace_thread_t *t = hrace__thread();
   if (t->tid >= 0) t->cur = c ? c : &t->base;
+  t->run_ctx = NULL;
 }
 
 void hrace__ctx_end(hrace_ctx_t *c) {

@@ -65,6 +65,12 @@ typedef struct hrace_thread {
   uint32_t exporter;         /* global clock entry, once the thread has published (else ~0) */
   hrace_clk_t published;     /* the exporter entry's value: monotone across contexts */
   hrace_clk_t snapped;       /* the publication whose snapshot is recorded */
+  /* The snapshot history implies every publication of context run_ctx until its local part
+   * changes other than by the tick of a publication (hrace__exporter_snapshot): set at a
+   * snapshot, cleared by every other change of the current context's local part and by a
+   * context switch; valid while hrace__exporters_gen equals run_gen. */
+  hrace_ctx_t *run_ctx;
+  unsigned run_gen;
   hrace_ctx_t base;          /* the thread's own context (idx == tid) */
   hrace_ctx_t *cur;          /* the context running now: &base or an explicit task's */
   /* Descriptor cache for the current segment, keyed by context, code address and kind. */
