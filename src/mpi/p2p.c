@@ -433,16 +433,23 @@ static int do_recv(hrace_p2p_t *a) {
 void hrace__p2p_start_recv(hrace_rs_t *s, int active) {
   s->active = active;
   s->done = 0;
+  s->data_bytes = -1;
   s->post = hrace__post_add(s->rec, s->peer, s->tag, active, &s->postmem);
 }
 
 /* Completion of a non-blocking or persistent receive (reqtab.c). */
 void hrace__p2p_recv_complete(hrace_rs_t *s, MPI_Status *st, int active) {
-  if (s->done) return;
+  if (s->done) {
+    /* MPI_Request_get_status saw it complete first; the Wait / Test that frees it gets MPI's
+     * status again, which counts the frame: the application's count once more. */
+    if (s->data_bytes >= 0) PMPI_Status_set_elements(st, MPI_BYTE, s->data_bytes);
+    return;
+  }
   s->done = 1;
   wire_t w = { s->ftype == MPI_DATATYPE_NULL ? s->frame : MPI_BOTTOM, s->fbytes,
                s->ftype == MPI_DATATYPE_NULL ? MPI_PACKED : s->ftype };
   const hrace_hdr_t *h = unframe(&w, s->frame, s->buf, s->count, s->type, NULL, s->rec->comm, st, 1, 1);
+  if (h) s->data_bytes = status_bytes(st);
   arrived(s->rec, s->post, h, st, active && s->active, s->fn);
   s->post = NULL;
 }

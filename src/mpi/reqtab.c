@@ -93,6 +93,7 @@ hrace_rs_t *hrace__rs_new(int kind) {
   s->sync_id = 0;
   s->post = NULL;
   s->done = 0;
+  s->data_bytes = -1;
   s->ckind = s->root = 0;
   s->cbuf = NULL;
   s->cn = 0;

@@ -40,6 +40,7 @@ typedef struct hrace_rs {
   uint32_t sync_id;          /* SEND in synchronous mode */
   struct hrace_post *post;   /* RECV: the posted-receive record (ssend.c) */
   int done;                  /* RECV: already completed once (MPI_Request_get_status) */
+  int data_bytes;            /* RECV, once done: the application's bytes (-1: nothing framed) */
   /* COLL */
   int ckind, root;
   hrace_clk_t *cbuf;         /* snapshot sent / result received */

@@ -43,7 +43,9 @@ static void check_hb(int xr, stamp_t x, int yr, view_t y, int expect, const char
            got == expect ? "ok" : "not ok", what, xr, x.ex, x.c, yr, x.ex < y.n ? y.v[x.ex] : 0);
     if (got != expect) clk_failed = 1;
   }
-  PMPI_Bcast(&clk_failed, 1, MPI_INT, 0, clk_comm);
+  /* Any rank's failure (this check at rank 0, or a data check at another rank) fails all: a
+   * Bcast from rank 0 here once reset the other ranks' failures, and their checks never failed. */
+  PMPI_Allreduce(MPI_IN_PLACE, &clk_failed, 1, MPI_INT, MPI_MAX, clk_comm);
 }
 
 /* Order ranks in real time without hrace seeing it. */

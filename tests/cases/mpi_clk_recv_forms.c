@@ -5,7 +5,8 @@
 /* Every receive form joins the sender's clock and delivers the application's data and count:
  * Recv with MPI_ANY_SOURCE / MPI_ANY_TAG, Probe + Recv, Mprobe + Mrecv, Improbe + Imrecv,
  * Sendrecv, Sendrecv_replace, a zero-size message, a large message (no-copy framing), a
- * strided datatype, and MPI_PROC_NULL (no message, no edge). */
+ * strided datatype, an Irecv seen complete by MPI_Request_get_status before its MPI_Wait (both
+ * statuses count the application's data), and MPI_PROC_NULL (no message, no edge). */
 #include "mpi_clk.h"
 
 #define BIG (1 << 16)
@@ -26,7 +27,7 @@ int main(int argc, char **argv) {
   clk_init();
   MPI_Type_vector(3, 1, 2, MPI_INT, &vec);
   MPI_Type_commit(&vec);
-  for (int k = 0; k < 8; k++) {
+  for (int k = 0; k < 9; k++) {
     stamp_t pre = stamp();
     view_t v = view();
     int peer = 1 - rank;
@@ -44,6 +45,7 @@ int main(int argc, char **argv) {
         MPI_Send(big, BIG, MPI_INT, 1, 9, MPI_COMM_WORLD);
       }
       if (k == 7) MPI_Send(buf, 1, vec, 1, 10, MPI_COMM_WORLD);
+      if (k == 8) MPI_Send(buf, 3, MPI_INT, 1, 11, MPI_COMM_WORLD);
     } else {
       if (k == 0) {
         MPI_Recv(&x, 1, MPI_INT, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &st);
@@ -98,6 +100,17 @@ int main(int argc, char **argv) {
         expect_int("vector count", n, 1);
         expect_int("vector data", got[4], 74);
         expect_int("vector hole untouched", got[3], 0);
+      }
+      if (k == 8) {
+        flag = 0;
+        MPI_Irecv(buf, 8, MPI_INT, 0, 11, MPI_COMM_WORLD, &r);
+        while (!flag) MPI_Request_get_status(r, &flag, &st);
+        MPI_Get_count(&st, MPI_INT, &n);
+        expect_int("MPI_Request_get_status count", n, 3);
+        MPI_Wait(&r, &st);
+        MPI_Get_count(&st, MPI_INT, &n);
+        expect_int("MPI_Wait count after MPI_Request_get_status", n, 3);
+        expect_int("data after MPI_Request_get_status", buf[2], 82);
       }
       v = view();
     }
