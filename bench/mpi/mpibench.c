@@ -1,9 +1,11 @@
 /* MPI latency with and without hrace (bench/README.md, "MPI"). The same binary runs both ways:
  * plain, and with libhrace preloaded (the PMPI layer; no load/store instrumentation here).
  *
- * usage: mpibench TEST ITERS REPS     TEST: ppN pp1m frame8 barrier allreduce self selfmt hdr hdrmt
+ * usage: mpibench TEST ITERS REPS     TEST: ppN pp1m frame8 halo8 barrier allreduce self selfmt hdr
+ *                                   hdrmt
  * Prints one line: TEST ranks median_us (median over REPS of the mean time per operation;
- * ping-pong of N bytes: one-way latency, half a round trip; frame8: an 8-byte ping-pong
+ * ping-pong of N bytes: one-way latency, half a round trip; halo8: both ranks exchange 8
+ * bytes with Irecv + Isend + Waitall, time per exchange; frame8: an 8-byte ping-pong
  * framed by hand as hrace frames it, the floor of an in-band clock, for plain runs). `self` (one process): Irecv + Send + Wait of
  * 4 bytes to itself, the per-message cost of the MPI layer without a second busy-polling rank
  * (on this 2-core VM two ranks make ping-pong timings bimodal); `selfmt` the same after
@@ -27,7 +29,7 @@ int main(int argc, char **argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   if (argc < 4) {
-    if (!rank) fprintf(stderr, "usage: mpibench ppN|pp1m|frame8|barrier|allreduce|self|selfmt|hdr|hdrmt ITERS REPS\n");
+    if (!rank) fprintf(stderr, "usage: mpibench ppN|pp1m|frame8|halo8|barrier|allreduce|self|selfmt|hdr|hdrmt ITERS REPS\n");
     MPI_Abort(MPI_COMM_WORLD, 2);
   }
   const char *test = argv[1];
@@ -58,6 +60,17 @@ int main(int argc, char **argv) {
         MPI_Irecv(&w, 1, MPI_INT, rank, 0, MPI_COMM_WORLD, &rq);
         MPI_Send(&v, 1, MPI_INT, rank, 0, MPI_COMM_WORLD);
         MPI_Wait(&rq, MPI_STATUS_IGNORE);
+      } else if (!strcmp(test, "halo8")) {
+        /* A halo exchange's pattern: both ranks post an Irecv and an Isend of 8 bytes to each
+         * other and complete them with one Waitall (the non-blocking path of real codes). */
+        MPI_Request rq[2];
+        char in8[8];
+        if (rank < 2) {
+          MPI_Irecv(in8, 8, MPI_BYTE, 1 - rank, 0, MPI_COMM_WORLD, &rq[0]);
+          MPI_Isend(buf, 8, MPI_BYTE, 1 - rank, 0, MPI_COMM_WORLD, &rq[1]);
+          MPI_Status st2[2];
+          MPI_Waitall(2, rq, st2);
+        }
       } else if (!strcmp(test, "frame8")) {
         /* What any in-band clock costs at least: 8 bytes framed by hand behind a 20-byte
          * header (hrace's at 2 ranks), sent as MPI_PACKED, the count read, copied out. */

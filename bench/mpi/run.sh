@@ -63,6 +63,7 @@ point selfmt 1 200000
 point pp8 2 20000
 floor pp28 2 20000
 floor frame8 2 20000
+point halo8 2 20000
 point pp1m 2 200
 for np in 2 4 8 16; do point barrier "$np" $((4000 / np)); done
 for np in 2 4 8 16; do point allreduce "$np" $((4000 / np)); done
@@ -89,6 +90,7 @@ if [ -f "$mlib" ] && command -v mpicc.mpich >/dev/null && command -v mpirun.mpic
   point pp8 2 20000
   floor pp28 2 20000
   floor frame8 2 20000
+  point halo8 2 20000
   point pp1m 2 200
   point barrier 2 2000
   point allreduce 2 2000
