@@ -356,24 +356,24 @@ static mprobed_t *mprobed;
 static void mprobed_add(MPI_Message m, hrace_comm_t *rec, hrace_post_t *post) {
   mprobed_t *e = malloc(sizeof *e);
   if (!e) abort();
-  pthread_mutex_lock(&hrace__post_mu);
+  hrace__post_lock();
   *e = (mprobed_t){ m, rec, post, mprobed };
   mprobed = e;
-  pthread_mutex_unlock(&hrace__post_mu);
+  hrace__post_unlock();
 }
 
 static int mprobed_take(MPI_Message m, hrace_comm_t **rec, hrace_post_t **post) {
-  pthread_mutex_lock(&hrace__post_mu);
+  hrace__post_lock();
   for (mprobed_t **p = &mprobed; *p; p = &(*p)->next)
     if ((*p)->m == m) {
       mprobed_t *e = *p;
       *p = e->next;
-      pthread_mutex_unlock(&hrace__post_mu);
+      hrace__post_unlock();
       *rec = e->rec, *post = e->post;
       free(e);
       return 1;
     }
-  pthread_mutex_unlock(&hrace__post_mu);
+  hrace__post_unlock();
   return 0;
 }
 

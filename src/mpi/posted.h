@@ -10,6 +10,7 @@
 #ifndef HRACE_MPI_POSTED_H
 #define HRACE_MPI_POSTED_H
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include "clocks/vc.h"
 #include "mpi/comm.h"
@@ -38,7 +39,21 @@ typedef struct hrace_post {
   hrace_clk_t inl[32];                   /* snap when the clock is short enough */
 } hrace_post_t;
 
-extern pthread_mutex_t hrace__post_mu;
+/* The lock of the list, the responder's answers and the message-race state. Taken twice per
+ * non-blocking receive (post, completion) and almost never contended (the progress thread
+ * takes it only to answer a synchronous sender), so a test-and-set lock: one atomic exchange
+ * to take, a release store to give back, where a mutex paid two atomic read-modify-writes per
+ * pair more. A waiter spins briefly, then yields (a holder may be reporting a race). */
+typedef struct { _Atomic int v; } hrace_spin_t;
+extern hrace_spin_t hrace__post_mu;
+void hrace__post_lock_slow(void);
+static inline void hrace__post_lock(void) {
+  if (__builtin_expect(!atomic_exchange_explicit(&hrace__post_mu.v, 1, memory_order_acquire), 1)) return;
+  hrace__post_lock_slow();
+}
+static inline void hrace__post_unlock(void) {
+  atomic_store_explicit(&hrace__post_mu.v, 0, memory_order_release);
+}
 
 /* At a receive's post: snapshot the clock, tick (when active), link. `mem`: storage that
  * outlives the post (a request's state, a blocking call's frame), or NULL to allocate. */

@@ -18,6 +18,7 @@
  *
  * Posts snapshot the clock and tick (a post is the receiver's signal), so events after the
  * post are never covered by an answer. */
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,7 +29,24 @@
 #include "mpi/msgrace.h"
 #include "mpi/posted.h"
 
-pthread_mutex_t hrace__post_mu = PTHREAD_MUTEX_INITIALIZER;
+hrace_spin_t hrace__post_mu;
+
+void hrace__post_lock_slow(void) {
+  for (unsigned i = 0;; i++) {
+    if (!atomic_load_explicit(&hrace__post_mu.v, memory_order_relaxed) &&
+        !atomic_exchange_explicit(&hrace__post_mu.v, 1, memory_order_acquire))
+      return;
+    if (i >= 100) {
+      sched_yield();
+    } else {
+#if defined(__x86_64__) || defined(__i386__)
+      __builtin_ia32_pause();
+#elif defined(__aarch64__)
+      __asm__ volatile("yield");
+#endif
+    }
+  }
+}
 static hrace_post_t *head, *tail;
 static uint64_t next_seq;
 
@@ -57,13 +75,13 @@ hrace_post_t *hrace__post_add(hrace_comm_t *rec, int src, int tag, int active, h
   hrace__clock_out(p->snap);
   if (active) hrace__signal_done("receive posted");
   if (src == MPI_ANY_SOURCE) atomic_store_explicit(&rec->wild, 1, memory_order_relaxed);
-  pthread_mutex_lock(&hrace__post_mu);
+  hrace__post_lock();
   p->seq = ++next_seq;
   p->prev = tail;
   if (tail) tail->next = p;
   else head = p;
   tail = p;
-  pthread_mutex_unlock(&hrace__post_mu);
+  hrace__post_unlock();
   return p;
 }
 
@@ -91,7 +109,7 @@ static void keep_answer(int src_world, uint32_t sync_id, const hrace_clk_t *snap
 }
 
 void hrace__post_done(hrace_post_t *p, const hrace_hdr_t *h, int src_rank, int tag) {
-  pthread_mutex_lock(&hrace__post_mu);
+  hrace__post_lock();
   int src_world = h ? hrace__comm_peer_world(p->rec, src_rank) : -1;
   if (h && atomic_load_explicit(&p->rec->wild, memory_order_relaxed))
     hrace__mrace_received(p, h, src_world, tag);
@@ -102,7 +120,7 @@ void hrace__post_done(hrace_post_t *p, const hrace_hdr_t *h, int src_rank, int t
   if (p->next) p->next->prev = p->prev;
   else tail = p->prev;
   for (hrace_cand_t *c = p->cands, *nx; c; c = nx) nx = c->next, free(c);
-  pthread_mutex_unlock(&hrace__post_mu);
+  hrace__post_unlock();
   if (p->snap != p->inl && p->snap != (hrace_clk_t *)(p + 1)) free(p->snap);
   if (p->heap) free(p);
 }
@@ -160,13 +178,13 @@ int hrace__post_blocking(hrace_comm_t *rec, int src, int tag, int active) {
 void hrace__post_blocking_done(hrace_comm_t *rec, const hrace_hdr_t *h, int src_rank) {
   int src_world = h && (hrace__hdr_flags(h) & HRACE_HDR_SYNC) ? hrace__comm_peer_world(rec, src_rank) : -1;
   if (src_world >= 0) {   /* answer kept and slot cleared at once for the responder */
-    pthread_mutex_lock(&hrace__post_mu);
+    hrace__post_lock();
     keep_answer(src_world, h->sync_id, blk.snap, blk.n);
   }
   blk_begin();
   blk.active = 0;
   blk_end();
-  if (src_world >= 0) pthread_mutex_unlock(&hrace__post_mu);
+  if (src_world >= 0) hrace__post_unlock();
 }
 
 /* Does the pending blocking receive match query (comm_id, src, tag)? Copies its clock to out
@@ -197,7 +215,7 @@ void hrace__ssend_on_query(const void *buf, size_t bytes, int src) {
   uint32_t n = hrace__clock_len();
   hrace_clk_t *out = calloc(n ? n : 1, sizeof *out);
   if (!out) abort();
-  pthread_mutex_lock(&hrace__post_mu);
+  hrace__post_lock();
   answer_t *a = take(&done_list, q.sender, q.sync_id);
   if (a) {
     memcpy(out, a->snap, n * sizeof *out);
@@ -216,7 +234,7 @@ void hrace__ssend_on_query(const void *buf, size_t bytes, int src) {
       asked_list = a;
     }
   }
-  pthread_mutex_unlock(&hrace__post_mu);
+  hrace__post_unlock();
   hrace__chan_reply(q.sender, reply_tag(q.sync_id), out, n * sizeof *out);
   free(out);
 }
@@ -234,9 +252,9 @@ void hrace__ssend_fetch(hrace_comm_t *rec, int dest, int tag, uint32_t sync_id, 
 
 /* MPI_Finalize, after its barrier: no query is in flight (a sender waits for its answer). */
 void hrace__ssend_stop(void) {
-  pthread_mutex_lock(&hrace__post_mu);
+  hrace__post_lock();
   for (answer_t *a = done_list, *nx; a; a = nx) nx = a->next, free(a);
   for (answer_t *a = asked_list, *nx; a; a = nx) nx = a->next, free(a);
   done_list = asked_list = NULL;
-  pthread_mutex_unlock(&hrace__post_mu);
+  hrace__post_unlock();
 }
