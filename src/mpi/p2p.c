@@ -302,6 +302,19 @@ static inline int status_bytes(const MPI_Status *st) {
 #endif
 }
 
+/* PMPI_Test_cancelled, read in place likewise (every completed non-blocking receive asks). */
+static inline int status_cancelled(const MPI_Status *st) {
+#if defined(MPICH_VERSION) && !defined(HRACE_STATUS_PMPI)
+  return st->count_hi_and_cancelled & 1;
+#elif defined(OPEN_MPI) && !defined(HRACE_STATUS_PMPI)
+  return st->_cancelled != 0;
+#else
+  int c = 0;
+  PMPI_Test_cancelled(st, &c);
+  return c;
+#endif
+}
+
 /* A frame arrived in wire w for (buf, count, type): unpack, fix the status to count the
  * application's bytes, and return the header (NULL if the message was not framed). Only a
  * request can be cancelled (MPI-3.1 Sec. 3.8.4): blocking receives pass may_cancel 0. ti:
@@ -311,7 +324,7 @@ HOT const hrace_hdr_t *unframe(const wire_t *w, void *hdrbuf, void *buf, int cou
                                MPI_Datatype t, const tinfo_t *ti, MPI_Comm comm, MPI_Status *st,
                                int may_cancel, int fix_status) {
   int got = 0, H = hrace__hdr_bytes, cancelled = 0;
-  if (may_cancel) PMPI_Test_cancelled(st, &cancelled);
+  if (may_cancel) cancelled = status_cancelled(st);
   if (cancelled || st->MPI_SOURCE == MPI_PROC_NULL) return NULL;
   got = status_bytes(st);
   const hrace_hdr_t *h = hdrbuf;

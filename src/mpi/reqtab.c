@@ -105,9 +105,32 @@ hrace_rs_t *hrace__rs_new(int kind) {
 
 void hrace__rs_put(MPI_Request r, hrace_rs_t *s) {
   bool multi = lock();
-  ent_t *e = find(r);
-  if (e) e->s = s;   /* a handle MPI reused while hrace still had stale state for it */
-  else insert(r, s), live_add(1);
+  /* One probe: the handle's entry (a handle MPI reused while hrace still had stale state for
+   * it) or the first free slot on its chain. */
+  ent_t *slot = NULL;
+  if (cap && (used + 1) * 2 <= cap) {
+    for (size_t i = hash(r) & (cap - 1), n = 0; n < cap; i = (i + 1) & (cap - 1), n++) {
+      if (!tab[i].s) {
+        if (!slot) slot = &tab[i], used++;
+        break;
+      }
+      if (tab[i].s == &tomb) {
+        if (!slot) slot = &tab[i];
+      } else if (tab[i].r == r) {
+        tab[i].s = s;
+        unlock(multi);
+        return;
+      }
+    }
+  }
+  if (slot) {
+    *slot = (ent_t){ r, s };
+    live_add(1);
+  } else {                         /* the table grows first */
+    ent_t *e = find(r);
+    if (e) e->s = s;
+    else insert(r, s), live_add(1);
+  }
   unlock(multi);
 }
 
