@@ -6,7 +6,8 @@
  *    sender asks the receiver's progress thread, which answers with the clock of the
  *    matching post;
  *  - message races (msgrace.c): the late-message rule of seed 000 needs posting order.
- * One mutex guards the list, the responder's answers and the message-race state. */
+ * One lock (hrace__post_mu, below) guards the list, the responder's answers and the message-race
+ * state. */
 #ifndef HRACE_MPI_POSTED_H
 #define HRACE_MPI_POSTED_H
 #include <pthread.h>

@@ -130,7 +130,7 @@ void hrace__post_done(hrace_post_t *p, const hrace_hdr_t *h, int src_rank, int t
  * always the latest post, and at most one is pending. When it names its source on a
  * communicator without wildcard receives (so message races do not need it in the list), it
  * lives here instead of in the list: its thread writes it without the lock, a sequence count
- * (odd while written) lets the responder read it whole. Saves the list's mutex twice per
+ * (odd while written) lets the responder read it whole. Saves the list's lock twice per
  * receive, about 20 of the ~100 ns hrace adds to a ping-pong message (bench/README.md). */
 static struct {
   _Atomic uint32_t seq;
