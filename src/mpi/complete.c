@@ -64,9 +64,10 @@ static void settle(MPI_Request old, MPI_Request now, MPI_Status *st, int active)
 /* Scratch for handles and statuses of the array calls. */
 typedef struct arr { MPI_Request *old; MPI_Status *st; MPI_Request sold[16]; MPI_Status sst[16]; } arr_t;
 
-static void arr_init(arr_t *a, int n, const MPI_Request reqs[], MPI_Status *sts) {
+/* want_st 0: no status array at all (Waitany / Testany complete one request into their own). */
+static void arr_init(arr_t *a, int n, const MPI_Request reqs[], MPI_Status *sts, int want_st) {
   a->old = n <= 16 ? a->sold : malloc(n * sizeof *a->old);
-  a->st = sts != MPI_STATUSES_IGNORE ? sts : n <= 16 ? a->sst : malloc(n * sizeof *a->st);
+  a->st = !want_st ? a->sst : sts != MPI_STATUSES_IGNORE ? sts : n <= 16 ? a->sst : malloc(n * sizeof *a->st);
   if ((n && !a->old) || (n && !a->st)) abort();
   if (n > 0) hrace__copy(a->old, reqs, n * sizeof *a->old);   /* not through the memcpy interposer */
 }
@@ -99,7 +100,7 @@ int hrace__h_test(MPI_Request *req, int *flag, MPI_Status *status, int active) {
 int hrace__h_waitall(int n, MPI_Request reqs[], MPI_Status sts[], int active) {
   if (n <= 0) return PMPI_Waitall(n, reqs, sts);
   arr_t a;
-  arr_init(&a, n, reqs, sts);
+  arr_init(&a, n, reqs, sts, 1);
   int rc = PMPI_Waitall(n, reqs, a.st);
   for (int i = 0; i < n; i++)
     if (ok_in(rc, &a.st[i])) settle(a.old[i], reqs[i], &a.st[i], active);
@@ -110,7 +111,7 @@ int hrace__h_waitall(int n, MPI_Request reqs[], MPI_Status sts[], int active) {
 int hrace__h_testall(int n, MPI_Request reqs[], int *flag, MPI_Status sts[], int active) {
   if (n <= 0) return PMPI_Testall(n, reqs, flag, sts);
   arr_t a;
-  arr_init(&a, n, reqs, sts);
+  arr_init(&a, n, reqs, sts, 1);
   int rc = PMPI_Testall(n, reqs, flag, a.st);
   if (*flag || rc == MPI_ERR_IN_STATUS)
     for (int i = 0; i < n; i++)
@@ -123,7 +124,7 @@ int hrace__h_testall(int n, MPI_Request reqs[], int *flag, MPI_Status sts[], int
 int hrace__h_waitany(int n, MPI_Request reqs[], int *index, MPI_Status *status, int active) {
   if (n <= 0) return PMPI_Waitany(n, reqs, index, status);
   arr_t a;
-  arr_init(&a, n, reqs, MPI_STATUSES_IGNORE);
+  arr_init(&a, n, reqs, MPI_STATUSES_IGNORE, 0);
   MPI_Status tmp, *st = status == MPI_STATUS_IGNORE ? &tmp : status;
   int rc = PMPI_Waitany(n, reqs, index, st);
   if (rc == MPI_SUCCESS && *index != MPI_UNDEFINED) settle(a.old[*index], reqs[*index], st, active);
@@ -134,7 +135,7 @@ int hrace__h_waitany(int n, MPI_Request reqs[], int *index, MPI_Status *status, 
 int hrace__h_testany(int n, MPI_Request reqs[], int *index, int *flag, MPI_Status *status, int active) {
   if (n <= 0) return PMPI_Testany(n, reqs, index, flag, status);
   arr_t a;
-  arr_init(&a, n, reqs, MPI_STATUSES_IGNORE);
+  arr_init(&a, n, reqs, MPI_STATUSES_IGNORE, 0);
   MPI_Status tmp, *st = status == MPI_STATUS_IGNORE ? &tmp : status;
   int rc = PMPI_Testany(n, reqs, index, flag, st);
   if (rc == MPI_SUCCESS && *flag && *index != MPI_UNDEFINED) settle(a.old[*index], reqs[*index], st, active);
@@ -145,7 +146,7 @@ int hrace__h_testany(int n, MPI_Request reqs[], int *index, int *flag, MPI_Statu
 static int some(int wait, int n, MPI_Request reqs[], int *outcount, int idx[], MPI_Status sts[], int active) {
   if (n <= 0) return wait ? PMPI_Waitsome(n, reqs, outcount, idx, sts) : PMPI_Testsome(n, reqs, outcount, idx, sts);
   arr_t a;
-  arr_init(&a, n, reqs, sts);
+  arr_init(&a, n, reqs, sts, 1);
   int rc = wait ? PMPI_Waitsome(n, reqs, outcount, idx, a.st) : PMPI_Testsome(n, reqs, outcount, idx, a.st);
   if ((rc == MPI_SUCCESS || rc == MPI_ERR_IN_STATUS) && *outcount != MPI_UNDEFINED)
     for (int k = 0; k < *outcount; k++)
