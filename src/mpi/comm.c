@@ -169,7 +169,7 @@ int hrace__h_comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *req, int a
    * apart from agreed ids. */
   uint64_t k = ((uint64_t)parent->id << 32 | ++parent->nidup) * 0x9E3779B97F4A7C15ull;
   s->sync_id = (uint32_t)(k >> 33) | 0x80000000u;
-  if (PMPI_Comm_idup(comm, &s->shadow_comm, &s->shadow_req) != MPI_SUCCESS) {
+  if (PMPI_Comm_idup(comm, &s->shadow_comm, &s->shadow_req[0]) != MPI_SUCCESS) {
     free(s);
     return rc;
   }

@@ -11,6 +11,11 @@
 
 struct hrace_mrace;
 
+/* Requests of one non-blocking clock exchange of a collective: one collective on the shadow,
+ * or the point-to-point form on communicators of at most HRACE_XCHG_P2P members (coll.c). */
+#define HRACE_XCHG_P2P 8
+#define HRACE_XREQ_MAX (2 * (HRACE_XCHG_P2P - 1))
+
 typedef struct hrace_comm {
   MPI_Comm comm;             /* the application's handle */
   MPI_Comm shadow;           /* dup: collective clock exchanges */

@@ -44,7 +44,7 @@ void hrace__rs_complete(hrace_rs_t *s, MPI_Status *st, int active) {
     hrace__coll_complete(s, active);
     break;
   case HRACE_RS_IDUP:
-    PMPI_Wait(&s->shadow_req, MPI_STATUS_IGNORE);
+    PMPI_Wait(&s->shadow_req[0], MPI_STATUS_IGNORE);
     if (*s->newcomm != MPI_COMM_NULL) hrace__comm_register(*s->newcomm, s->shadow_comm, s->sync_id);
     else if (s->shadow_comm != MPI_COMM_NULL) PMPI_Comm_free(&s->shadow_comm);
     break;

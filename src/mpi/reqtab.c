@@ -97,7 +97,8 @@ hrace_rs_t *hrace__rs_new(int kind) {
   s->ckind = s->root = 0;
   s->cbuf = NULL;
   s->cn = 0;
-  s->shadow_req = MPI_REQUEST_NULL;
+  s->shadow_req[0] = MPI_REQUEST_NULL;
+  s->nshadow = 0;
   s->newcomm = NULL;
   s->shadow_comm = MPI_COMM_NULL;
   return s;

@@ -45,7 +45,8 @@ typedef struct hrace_rs {
   int ckind, root;
   hrace_clk_t *cbuf;         /* snapshot sent / result received */
   int cn;
-  MPI_Request shadow_req;
+  MPI_Request shadow_req[HRACE_XREQ_MAX];   /* COLL: the exchange's requests; IDUP: [0] */
+  int nshadow;
   /* IDUP */
   MPI_Comm *newcomm, shadow_comm;
   /* Inline storage (no allocation for small messages), not cleared: rs_new sets every field
