@@ -29,9 +29,7 @@ void hrace__rs_complete(hrace_rs_t *s, MPI_Status *st, int active) {
     if (!s->started) return;
     s->started = 0;
     if (!s->done && s->mode == HRACE_MODE_S && active && s->active) {
-      int cancelled = 0;
-      PMPI_Test_cancelled(st, &cancelled);
-      if (!cancelled) hrace__ssend_fetch(s->rec, s->peer, s->tag, s->sync_id, s->fn);
+      if (!hrace__status_cancelled(st)) hrace__ssend_fetch(s->rec, s->peer, s->tag, s->sync_id, s->fn);
     }
     s->done = 0;
     break;
@@ -171,9 +169,7 @@ int hrace__h_get_status(MPI_Request req, int *flag, MPI_Status *status, int acti
     hrace__p2p_recv_complete(s, st, active);   /* sets done: the later Wait only frees */
   } else if (s && s->kind == HRACE_RS_SEND && s->started && !s->done && s->mode == HRACE_MODE_S &&
              active && s->active) {
-    int cancelled = 0;
-    PMPI_Test_cancelled(st, &cancelled);
-    if (!cancelled) hrace__ssend_fetch(s->rec, s->peer, s->tag, s->sync_id, s->fn);
+    if (!hrace__status_cancelled(st)) hrace__ssend_fetch(s->rec, s->peer, s->tag, s->sync_id, s->fn);
     s->done = 1;
   }
   return rc;

@@ -13,6 +13,7 @@
 #ifndef HRACE_MPI_FRAME_H
 #define HRACE_MPI_FRAME_H
 #include <mpi.h>
+#include <limits.h>
 #include <stdint.h>
 #include <string.h>
 #include "clocks/vc.h"
@@ -60,6 +61,38 @@ static inline void hrace__copy(void *dst, const void *src, size_t n) {
     n -= 4, d += 4, s += 4;
   }
   while (n--) *d++ = *s++;
+}
+
+/* The byte count of a receive's status, as PMPI_Get_count(st, MPI_BYTE) gives it (MPI_UNDEFINED
+ * above INT_MAX), read in place where the implementation's status layout is known: the call
+ * was 82 instructions on MPICH (callgrind, 2-rank ping-pong), on the latency path of every
+ * receive. */
+static inline int hrace__status_bytes(const MPI_Status *st) {
+#if defined(MPICH_VERSION)
+  long long n = (long long)((unsigned long long)((unsigned)st->count_hi_and_cancelled >> 1) << 32) +
+                (unsigned)st->count_lo;
+  return n > INT_MAX ? MPI_UNDEFINED : (int)n;
+#elif defined(OPEN_MPI)
+  return st->_ucount > INT_MAX ? MPI_UNDEFINED : (int)st->_ucount;
+#else
+  int got = 0;
+  PMPI_Get_count(st, MPI_BYTE, &got);
+  return got;
+#endif
+}
+
+/* PMPI_Test_cancelled, read in place likewise (every completed non-blocking receive asks).
+ * Other MPIs: the PMPI calls. */
+static inline int hrace__status_cancelled(const MPI_Status *st) {
+#if defined(MPICH_VERSION)
+  return st->count_hi_and_cancelled & 1;
+#elif defined(OPEN_MPI)
+  return st->_cancelled != 0;
+#else
+  int c = 0;
+  PMPI_Test_cancelled(st, &c);
+  return c;
+#endif
 }
 
 /* A clock payload: the caller's signal clock as hrace__clock_len() entries (the one place that

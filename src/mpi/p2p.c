@@ -284,37 +284,6 @@ HOT wire_t frame_recv(void *buf, int count, MPI_Datatype t, const tinfo_t *ti, h
   return (wire_t){ MPI_BOTTOM, 1, ft };
 }
 
-/* The byte count of a receive's status, as PMPI_Get_count(st, MPI_BYTE) gives it (MPI_UNDEFINED
- * above INT_MAX), read in place where the implementation's status layout is known: the call
- * was 82 instructions on MPICH (callgrind, 2-rank ping-pong), on the latency path of every
- * receive. */
-static inline int status_bytes(const MPI_Status *st) {
-#if defined(MPICH_VERSION) && !defined(HRACE_STATUS_PMPI)
-  long long n = (long long)((unsigned long long)((unsigned)st->count_hi_and_cancelled >> 1) << 32) +
-                (unsigned)st->count_lo;
-  return n > INT_MAX ? MPI_UNDEFINED : (int)n;
-#elif defined(OPEN_MPI) && !defined(HRACE_STATUS_PMPI)
-  return st->_ucount > INT_MAX ? MPI_UNDEFINED : (int)st->_ucount;
-#else
-  int got = 0;
-  PMPI_Get_count(st, MPI_BYTE, &got);
-  return got;
-#endif
-}
-
-/* PMPI_Test_cancelled, read in place likewise (every completed non-blocking receive asks). */
-static inline int status_cancelled(const MPI_Status *st) {
-#if defined(MPICH_VERSION) && !defined(HRACE_STATUS_PMPI)
-  return st->count_hi_and_cancelled & 1;
-#elif defined(OPEN_MPI) && !defined(HRACE_STATUS_PMPI)
-  return st->_cancelled != 0;
-#else
-  int c = 0;
-  PMPI_Test_cancelled(st, &c);
-  return c;
-#endif
-}
-
 /* A frame arrived in wire w for (buf, count, type): unpack, fix the status to count the
  * application's bytes, and return the header (NULL if the message was not framed). Only a
  * request can be cancelled (MPI-3.1 Sec. 3.8.4): blocking receives pass may_cancel 0. ti:
@@ -324,9 +293,9 @@ HOT const hrace_hdr_t *unframe(const wire_t *w, void *hdrbuf, void *buf, int cou
                                MPI_Datatype t, const tinfo_t *ti, MPI_Comm comm, MPI_Status *st,
                                int may_cancel, int fix_status) {
   int got = 0, H = hrace__hdr_bytes, cancelled = 0;
-  if (may_cancel) cancelled = status_cancelled(st);
+  if (may_cancel) cancelled = hrace__status_cancelled(st);
   if (cancelled || st->MPI_SOURCE == MPI_PROC_NULL) return NULL;
-  got = status_bytes(st);
+  got = hrace__status_bytes(st);
   const hrace_hdr_t *h = hdrbuf;
   if (got == MPI_UNDEFINED || got < H || h->word >> 8 != HRACE_FRAME_MAGIC) {
     static int warned;
@@ -462,7 +431,7 @@ void hrace__p2p_recv_complete(hrace_rs_t *s, MPI_Status *st, int active) {
   wire_t w = { s->ftype == MPI_DATATYPE_NULL ? s->frame : MPI_BOTTOM, s->fbytes,
                s->ftype == MPI_DATATYPE_NULL ? MPI_PACKED : s->ftype };
   const hrace_hdr_t *h = unframe(&w, s->frame, s->buf, s->count, s->type, NULL, s->rec->comm, st, 1, 1);
-  if (h) s->data_bytes = status_bytes(st);
+  if (h) s->data_bytes = hrace__status_bytes(st);
   arrived(s->rec, s->post, h, st, active && s->active, s->fn);
   s->post = NULL;
 }
@@ -486,8 +455,7 @@ static int do_probe(hrace_p2p_t *a) {
   default: rc = PMPI_Improbe(a->peer, a->tag, a->comm, flag, a->msg, st); break;
   }
   if (rc == MPI_SUCCESS && *flag && st->MPI_SOURCE != MPI_PROC_NULL) {
-    int got = 0;
-    PMPI_Get_count(st, MPI_BYTE, &got);
+    int got = hrace__status_bytes(st);
     if (got != MPI_UNDEFINED && got >= hrace__hdr_bytes)
       PMPI_Status_set_elements(st, MPI_BYTE, got - hrace__hdr_bytes);
     if (matching && *a->msg != MPI_MESSAGE_NO_PROC && *a->msg != MPI_MESSAGE_NULL) {

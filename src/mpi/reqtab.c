@@ -41,14 +41,18 @@ static size_t hash(MPI_Request r) {
   return (size_t)(k >> 17);
 }
 
-static ent_t *find(MPI_Request r) {
+/* r's entry, or NULL; *slot (if asked) gets the first deleted or empty entry of r's chain. */
+static ent_t *probe(MPI_Request r, ent_t **slot) {
+  if (slot) *slot = NULL;
   if (!cap) return NULL;
   for (size_t i = hash(r) & (cap - 1), n = 0; n < cap; i = (i + 1) & (cap - 1), n++) {
+    if (slot && !*slot && (!tab[i].s || tab[i].s == &tomb)) *slot = &tab[i];
     if (!tab[i].s) return NULL;
     if (tab[i].s != &tomb && tab[i].r == r) return &tab[i];
   }
   return NULL;
 }
+static ent_t *find(MPI_Request r) { return probe(r, NULL); }
 
 static void insert(MPI_Request r, hrace_rs_t *s) {
   if ((used + 1) * 2 > cap) {
@@ -107,30 +111,17 @@ hrace_rs_t *hrace__rs_new(int kind) {
 void hrace__rs_put(MPI_Request r, hrace_rs_t *s) {
   bool multi = lock();
   /* One probe: the handle's entry (a handle MPI reused while hrace still had stale state for
-   * it) or the first free slot on its chain. */
-  ent_t *slot = NULL;
-  if (cap && (used + 1) * 2 <= cap) {
-    for (size_t i = hash(r) & (cap - 1), n = 0; n < cap; i = (i + 1) & (cap - 1), n++) {
-      if (!tab[i].s) {
-        if (!slot) slot = &tab[i], used++;
-        break;
-      }
-      if (tab[i].s == &tomb) {
-        if (!slot) slot = &tab[i];
-      } else if (tab[i].r == r) {
-        tab[i].s = s;
-        unlock(multi);
-        return;
-      }
-    }
-  }
-  if (slot) {
+   * it) or the first free entry of its chain. */
+  ent_t *slot, *e = probe(r, &slot);
+  if (e) {
+    e->s = s;
+  } else if (slot && (used + 1) * 2 <= cap) {
+    if (!slot->s) used++;
     *slot = (ent_t){ r, s };
     live_add(1);
   } else {                         /* the table grows first */
-    ent_t *e = find(r);
-    if (e) e->s = s;
-    else insert(r, s), live_add(1);
+    insert(r, s);
+    live_add(1);
   }
   unlock(multi);
 }
