@@ -2,7 +2,7 @@
  * plain, and with libhrace preloaded (the PMPI layer; no load/store instrumentation here).
  *
  * usage: mpibench TEST ITERS REPS     TEST: ppN pp1m frame8 halo8 barrier allreduce self selfmt hdr
- *                                   hdrmt
+ *                                   hdrmt hdrmt2 ppmt ppmt2
  * Prints one line: TEST ranks median_us (median over REPS of the mean time per operation;
  * ping-pong of N bytes: one-way latency, half a round trip; halo8: both ranks exchange 8
  * bytes with Irecv + Isend + Waitall, time per exchange; frame8: an 8-byte ping-pong
@@ -11,8 +11,12 @@
  * (on this 2-core VM two ranks make ping-pong timings bimodal); `selfmt` the same after
  * MPI_Init_thread(MPI_THREAD_MULTIPLE). `hdr` prints the bytes a 0-byte message occupies on
  * the wire (PMPI_Probe sees hrace's frame); `hdrmt` the same after
- * MPI_Init_thread(MPI_THREAD_MULTIPLE). */
+ * MPI_Init_thread(MPI_THREAD_MULTIPLE). `ppmt` is pp8 after MPI_Init_thread(MPI_THREAD_MULTIPLE);
+ * in `ppmt2` and `hdrmt2` a second thread of every rank first makes one MPI call (a barrier),
+ * so every clock has a second non-zero entry per rank: with hrace's default (wire_slots=1)
+ * each message then also carries its clock's tail in a second message (src/mpi/p2p.c). */
 #include <mpi.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,19 +26,34 @@ static int cmp(const void *a, const void *b) {
   return x < y ? -1 : x > y;
 }
 
+static void *second(void *arg) {
+  (void)arg;
+  MPI_Barrier(MPI_COMM_WORLD);
+  return NULL;
+}
+
 int main(int argc, char **argv) {
   int rank, size, level;
-  if (argc > 1 && (!strcmp(argv[1], "selfmt") || !strcmp(argv[1], "hdrmt"))) MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &level);
-  else MPI_Init(&argc, &argv);
+  if (argc > 1 && (!strcmp(argv[1], "selfmt") || !strncmp(argv[1], "hdrmt", 5) ||
+                   !strncmp(argv[1], "ppmt", 4)))
+    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &level);
+  else
+    MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   if (argc < 4) {
-    if (!rank) fprintf(stderr, "usage: mpibench ppN|pp1m|frame8|halo8|barrier|allreduce|self|selfmt|hdr|hdrmt ITERS REPS\n");
+    if (!rank) fprintf(stderr, "usage: mpibench ppN|pp1m|frame8|halo8|barrier|allreduce|self|selfmt|hdr|hdrmt|hdrmt2|ppmt|ppmt2 ITERS REPS\n");
     MPI_Abort(MPI_COMM_WORLD, 2);
   }
   const char *test = argv[1];
   int iters = atoi(argv[2]), reps = atoi(argv[3]);
-  if (!strcmp(test, "hdr") || !strcmp(test, "hdrmt")) {
+  MPI_Barrier(MPI_COMM_WORLD);   /* the initial thread makes the first MPI call */
+  if (!strcmp(test, "ppmt2") || !strcmp(test, "hdrmt2")) {
+    pthread_t th;
+    pthread_create(&th, NULL, second, NULL);
+    pthread_join(th, NULL);
+  }
+  if (!strncmp(test, "hdr", 3)) {
     int bytes = 0;
     MPI_Status st;
     if (rank == 0) MPI_Send(NULL, 0, MPI_BYTE, 1, 0, MPI_COMM_WORLD);
@@ -47,7 +66,8 @@ int main(int argc, char **argv) {
     MPI_Finalize();
     return 0;
   }
-  size_t len = !strcmp(test, "pp1m") ? 1 << 20 : !strncmp(test, "pp", 2) ? strtoul(test + 2, NULL, 10) : 8;
+  size_t len = !strcmp(test, "pp1m") ? 1 << 20 : !strncmp(test, "ppmt", 4) ? 8
+             : !strncmp(test, "pp", 2) ? strtoul(test + 2, NULL, 10) : 8;
   char *buf = calloc(len, 1);
   double *t = malloc(reps * sizeof *t), in = 1, out;
   for (int r = -1; r < reps; r++) {               /* r = -1: warm-up */

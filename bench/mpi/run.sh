@@ -9,7 +9,7 @@ lib=$(cd "$build/lib" && pwd)/libhrace.so
 [ -f "$lib" ] || { echo "run.sh: $lib not found: build first" >&2; exit 1; }
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
-mpicc -O2 -o "$out/mpibench" "$(dirname "$0")/mpibench.c"
+mpicc -O2 -o "$out/mpibench" "$(dirname "$0")/mpibench.c" -lpthread
 reps=${REPS:-7}
 rounds=${ROUNDS:-3}
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
@@ -68,18 +68,54 @@ point pp1m 2 200
 for np in 2 4 8 16; do point barrier "$np" $((4000 / np)); done
 for np in 2 4 8 16; do point allreduce "$np" $((4000 / np)); done
 
+# MPI_THREAD_MULTIPLE with OMP_NUM_THREADS=8 (8 exporter slots per rank): an 8-byte
+# ping-pong with one MPI-calling thread per rank (ppmt) and after a second thread of every
+# rank made one MPI call (ppmt2: every clock then has a tail), with hrace's default
+# (wire_slots=1: a frame carries one entry per rank, a non-zero tail goes in a second message)
+# and with wire_slots=0 (every entry in the frame).
+onemt() {   # TEST EXTRA_OPTIONS: hrace's median (us), Open MPI, OMP_NUM_THREADS=8
+  mpirun -np 2 -x LD_PRELOAD="$lib" -x HRACE_OPTIONS="$HRACE_OPTIONS$2" -x OMP_NUM_THREADS=8 \
+    "$out/mpibench" "$1" 20000 "$reps" 2>/dev/null | awk '{print $3}'
+}
+mt() {   # TEST: plain / default / wire_slots=0 medians over ROUNDS alternations
+  p=""; h=""; d=""
+  i=0
+  while [ $i -lt "$rounds" ]; do
+    p="$p $(one plain "$1" 2 20000)"
+    h="$h $(onemt "$1" "")"
+    d="$d $(onemt "$1" ",wire_slots=0")"
+    i=$((i + 1))
+  done
+  mp=$(med $p); mh=$(med $h); md=$(med $d)
+  echo "| $1 | $mp | $mh ($(awk -v a="$mp" -v b="$mh" 'BEGIN {printf "%.2f", b / a}')x) | $md ($(awk -v a="$mp" -v b="$md" 'BEGIN {printf "%.2f", b / a}')x) |"
+}
 echo
-echo "| ranks | clock bytes per message (header + entries) | MPI_THREAD_MULTIPLE, OMP_NUM_THREADS=8 |"
-echo "|---|---|---|"
+echo "| MPI_THREAD_MULTIPLE, 2 ranks | plain (us) | hrace, wire_slots=1 (default) | hrace, wire_slots=0 |"
+echo "|---|---|---|---|"
+mt ppmt
+mt ppmt2
+
+# Clock bytes: the frame of a 0-byte message (PMPI_Probe), and the tail a message carries
+# once a second thread of every rank has made an MPI call (hrace's note at MPI_Finalize).
+tail_bytes() {   # NP OPTIONS: tail bytes per tail sent by rank 0 (0 when none)
+  mpirun -np "$1" -x LD_PRELOAD="$lib" -x HRACE_OPTIONS="$HRACE_OPTIONS,verbosity=1$2" -x OMP_NUM_THREADS=8 \
+    "$out/mpibench" hdrmt2 1 1 2>&1 >/dev/null |
+    awk '/rank 0: note: clock tails sent/ { gsub(/[()]/, ""); print ($8 ? $9 / $8 : 0) }'
+}
+echo
+echo "| ranks | frame clock bytes (header + entries) | MULTIPLE, OMP_NUM_THREADS=8: frame | + tail, 2 exporters per rank | MULTIPLE, wire_slots=0: frame |"
+echo "|---|---|---|---|---|"
 for np in 2 4 8 16; do
   b=$(mpirun -np "$np" -x LD_PRELOAD="$lib" -x HRACE_OPTIONS "$out/mpibench" hdr 1 1 2>/dev/null | awk '{print $3}')
   m=$(mpirun -np "$np" -x LD_PRELOAD="$lib" -x HRACE_OPTIONS -x OMP_NUM_THREADS=8 "$out/mpibench" hdrmt 1 1 2>/dev/null | awk '{print $3}')
-  echo "| $np | $b | $m |"
+  t=$(tail_bytes "$np" "")
+  d=$(mpirun -np "$np" -x LD_PRELOAD="$lib" -x HRACE_OPTIONS="$HRACE_OPTIONS,wire_slots=0" -x OMP_NUM_THREADS=8 "$out/mpibench" hdrmt 1 1 2>/dev/null | awk '{print $3}')
+  echo "| $np | $b | $m | $t | $d |"
 done
 
 mlib="$(cd "$build" && pwd)/mpich/lib/libhrace.so"
 if [ -f "$mlib" ] && command -v mpicc.mpich >/dev/null && command -v mpirun.mpich >/dev/null; then
-  mpicc.mpich -O2 -o "$out/mpibench.mpich" "$(dirname "$0")/mpibench.c"
+  mpicc.mpich -O2 -o "$out/mpibench.mpich" "$(dirname "$0")/mpibench.c" -lpthread
   mpi=mpich
   echo
   echo "MPICH"

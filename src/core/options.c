@@ -157,13 +157,17 @@ bool hrace__options_parse(const char *spec, hrace_options_t *out, char *err, siz
     free(item);
     if (!good) return false;
   }
-  /* Counts that cannot be negative. */
-  if (o.exporters < 0 || o.clock_budget < 0) {
-    snprintf(err, errlen, "option '%s' wants 0 or more, got %ld",
-             o.exporters < 0 ? "exporters" : "clock_budget",
-             o.exporters < 0 ? o.exporters : o.clock_budget);
-    return false;
-  }
+  /* Counts with a lower bound. */
+  const struct { const char *name; long v, min; } counts[] = {
+    { "exporters", o.exporters, 0 }, { "clock_budget", o.clock_budget, 0 },
+    { "wire_slots", o.wire_slots, -1 },   /* -1: testing, see hrace_options.inc */
+  };
+  for (size_t i = 0; i < sizeof counts / sizeof *counts; i++)
+    if (counts[i].v < counts[i].min) {
+      snprintf(err, errlen, "option '%s' wants %ld or more, got %ld", counts[i].name,
+               counts[i].min, counts[i].v);
+      return false;
+    }
   /* Strings with a fixed set of values. */
   if (strcmp(o.transport, "auto") && strcmp(o.transport, "tcp")) {
     snprintf(err, errlen, "option 'transport' wants auto or tcp, got '%s'", o.transport);

@@ -100,15 +100,16 @@ void hrace__runtime_mpi_init(int rank, int size, int required) {
       slots = env && atoi(env) > 0 ? atoi(env) : sysconf(_SC_NPROCESSORS_ONLN);
       if (slots < 2) slots = 2;
       if (slots > 64) slots = 64;
-      /* Every point-to-point message carries size x slots entries (docs/design.md, "dense
-       * exporter slots"): 64 threads at 1000 ranks would be 256 KiB per message. */
+      /* A clock has size x slots entries: in memory (every posted receive keeps one), in
+       * every collective's exchange, and in a message's tail once that many threads call MPI
+       * (docs/design.md, "exporter slots"): 64 threads at 1000 ranks would be 256 KiB. */
       long cap = hrace__opt.clock_budget > 0 ? hrace__opt.clock_budget / (size > 0 ? size : 1) : slots;
       if (cap < 1) cap = 1;
       if (slots > cap) {
         if (rank == 0)
-          hrace__warn("%d ranks x %ld threads that may call MPI would put %ld clock bytes in every "
-                      "message; using %ld entries per rank instead: more threads of one rank that "
-                      "make MPI calls share the last, and races among them may be missed "
+          hrace__warn("%d ranks x %ld threads that may call MPI would make clocks of %ld bytes; "
+                      "using %ld entries per rank instead: more threads of one rank that make "
+                      "MPI calls share the last, and races among them may be missed "
                       "(HRACE_OPTIONS=exporters=N or clock_budget=N changes it)",
                       size, slots, 4 * (long)size * slots, cap);
         slots = cap;
@@ -118,6 +119,18 @@ void hrace__runtime_mpi_init(int rank, int size, int required) {
   if (slots > 64) slots = 64;
   hrace__exporters_init(rank, size, (int)slots);
   hrace__proc.clock_len = hrace__exporters_len();
+  long ws = hrace__opt.wire_slots;
+  hrace__proc.wire_len = ws < 0 ? 0 : ws == 0 || ws >= slots ? hrace__proc.clock_len : (uint32_t)(size * ws);
+}
+
+/* Set once some clock of this process may have a non-zero entry at or beyond wire_len. Global
+ * parts change only by a thread's own publication (exporter() below), by hrace__wait, and by
+ * joins of other global parts of this process (OpenMP release / acquire, task creation), so
+ * setting it at the first two is enough; before it is set no sender scans its clock's tail. */
+static _Atomic bool tail_live;
+static inline void note_tail(void) {
+  if (!atomic_load_explicit(&tail_live, memory_order_relaxed))
+    atomic_store_explicit(&tail_live, true, memory_order_relaxed);
 }
 
 static void dump(const char *what, const char *why) {
@@ -132,7 +145,10 @@ static void dump(const char *what, const char *why) {
 /* The thread's exporter entry, assigned on first use; the current context's global part is
  * made long enough to hold every entry. */
 static uint32_t exporter(hrace_thread_t *t) {
-  if (HRACE_UNLIKELY(t->exporter == UINT32_MAX)) t->exporter = hrace__exporter_of(t->tid);
+  if (HRACE_UNLIKELY(t->exporter == UINT32_MAX)) {
+    t->exporter = hrace__exporter_of(t->tid);
+    if (t->exporter >= hrace__proc.wire_len) note_tail();
+  }
   if (HRACE_UNLIKELY(t->cur->g.n < hrace__clock_len())) hrace__vc_grow(&t->cur->g, hrace__clock_len());
   return t->exporter;
 }
@@ -182,6 +198,18 @@ void hrace__signal_clock_out(hrace_clk_t *dst) {
   for (; i < len; i++) dst[i] = 0;
 }
 
+uint32_t hrace__signal_clock_wire(hrace_clk_t *dst, const hrace_clk_t **all) {
+  const hrace_vc_t *v = signal_clock(hrace__thread());
+  uint32_t len = hrace__proc.wire_len, n = v->n < len ? v->n : len, i;
+  for (i = 0; i < n; i++) dst[i] = v->c[i];
+  for (; i < len; i++) dst[i] = 0;
+  if (HRACE_LIKELY(!atomic_load_explicit(&tail_live, memory_order_relaxed)) || v->n <= len) return 0;
+  uint32_t m = v->n;
+  while (m > len && !v->c[m - 1]) m--;
+  *all = v->c;
+  return m > len ? m : 0;
+}
+
 void hrace__signal_done(const char *why) {
   hrace_thread_t *t = hrace__thread();
   hrace_ctx_t *c = t->cur;
@@ -198,6 +226,7 @@ void hrace__wait(const hrace_clk_t *clk, uint32_t n, const char *why) {
   hrace_vc_t got = { .n = n, .c = (hrace_clk_t *)clk };
   if (hrace__exporters_recall(&got, &c->g, &c->l)) t->run_ctx = NULL;   /* before the join: see exporter.h */
   while (n && !clk[n - 1]) n--;                    /* hrace__vc_join_raw, inline */
+  if (HRACE_UNLIKELY(n > hrace__proc.wire_len)) note_tail();
   if (HRACE_UNLIKELY(n > c->g.n)) hrace__vc_grow(&c->g, n);
   for (uint32_t i = 0; i < n; i++)
     if (clk[i] > c->g.c[i]) c->g.c[i] = clk[i];

@@ -40,7 +40,9 @@ typedef struct hrace_proc {
   int rank, size;            /* in MPI_COMM_WORLD; rank -1 before MPI_Init */
   bool mpi_ready;            /* between our MPI_Init and MPI_Finalize wrappers */
   MPI_Comm world_shadow;     /* clock exchanges of MPI_COMM_WORLD's collectives */
-  uint32_t clock_len;        /* entries of a clock in a message (nprocs * exporter slots) */
+  uint32_t clock_len;        /* entries of a clock (nprocs * exporter slots) */
+  uint32_t wire_len;         /* its first entries, which every point-to-point frame carries
+                              * (nprocs * wire_slots); the rest travel only when non-zero */
   int thread_level;          /* the MPI thread level provided (MULTIPLE until MPI_Init): below
                               * MULTIPLE the application never makes two MPI calls at once */
 } hrace_proc_t;
@@ -101,6 +103,11 @@ hrace_clk_t hrace__thread_epoch(void);
 const hrace_vc_t *hrace__signal_clock(void);
 /* hrace__signal_clock() as hrace__clock_len() entries at dst (zero-filled). */
 void hrace__signal_clock_out(hrace_clk_t *dst);
+/* hrace__signal_clock() for a frame: its first hrace__proc.wire_len entries at dst
+ * (zero-filled). Returns the length m of the whole clock up to its last non-zero entry when
+ * that is beyond wire_len (entries [wire_len, m) of *all must travel too), else 0. Only a
+ * process where some clock has a non-zero entry beyond wire_len scans (hrace__tail_live). */
+uint32_t hrace__signal_clock_wire(hrace_clk_t *dst, const hrace_clk_t **all);
 void hrace__signal_done(const char *why);
 /* Loads and stores into another process's shared-memory window segment are forwarded to it in
  * batches (src/rma/shared.h); hrace__signal_clock delivers them (acknowledged) before a clock

@@ -22,19 +22,28 @@
 #define HRACE_FRAME_MAGIC 0x687263u     /* "hrc": the top 24 bits of a frame's first word */
 #define HRACE_FRAME_SMALL 8192          /* bench/mpi: pack + copy beats a struct type below this */
 
-enum { HRACE_HDR_CLOCK = 1, HRACE_HDR_SYNC = 2 };
+/* CLOCK: the frame carries a clock (not sent from a nested, hrace-internal call). SYNC: a
+ * synchronous-mode send. MORE: the sender's clock has non-zero entries beyond the frame's, in
+ * a second message on the communicator's shadow (p2p.c, "the clock's tail"). FULL is never
+ * sent: it marks a header the receiver completed with that tail (hrace__proc.clock_len
+ * entries). */
+enum { HRACE_HDR_CLOCK = 1, HRACE_HDR_SYNC = 2, HRACE_HDR_MORE = 4, HRACE_HDR_FULL = 0x80 };
 
 /* 12 bytes and the clock: every byte counts at 8-byte messages (bench/README.md, "MPI"). The
- * entry count is not sent: every process has the same hrace__clock_len(). */
+ * entry count is not sent: every process has the same hrace__proc.wire_len. */
 typedef struct hrace_hdr {
-  uint32_t word;             /* HRACE_FRAME_MAGIC << 8 | flags (HRACE_HDR_*: CLOCK unless sent
-                              * from a nested, hrace-internal call) */
-  uint32_t sync_id;          /* synchronous mode: the sender's id for the responder's answer */
+  uint32_t word;             /* HRACE_FRAME_MAGIC << 8 | flags (HRACE_HDR_*) */
+  uint32_t sync_id;          /* SYNC or MORE: the sender's id of this send, for the responder's
+                              * answer and the tail's tag */
   uint32_t site;             /* the send's code address (hrace__site_encode, msgrace.h) */
-  hrace_clk_t clk[];         /* the sender's clock at the send's start */
+  hrace_clk_t clk[];         /* the sender's clock at the send's start: wire_len entries */
 } hrace_hdr_t;
 _Static_assert(sizeof(hrace_hdr_t) == 12, "frame header layout is part of the wire format");
 static inline unsigned hrace__hdr_flags(const hrace_hdr_t *h) { return h->word & 0xffu; }
+/* Entries of the clock at h->clk. */
+static inline uint32_t hrace__hdr_clock_n(const hrace_hdr_t *h) {
+  return hrace__hdr_flags(h) & HRACE_HDR_FULL ? hrace__proc.clock_len : hrace__proc.wire_len;
+}
 
 /* Header bytes of every frame in this job (fixed at MPI_Init: all ranks agree). */
 extern int hrace__hdr_bytes;
@@ -95,7 +104,7 @@ static inline int hrace__status_cancelled(const MPI_Status *st) {
 #endif
 }
 
-/* A clock payload: the caller's signal clock as hrace__clock_len() entries (the one place that
- * turns the opaque clock into message bytes; the receiver hands them to hrace__wait). */
+/* A clock payload: the caller's signal clock as hrace__clock_len() entries (posted receives'
+ * snapshots; frames use hrace__signal_clock_wire). */
 static inline void hrace__clock_out(hrace_clk_t *dst) { hrace__signal_clock_out(dst); }
 #endif

@@ -35,7 +35,7 @@ static int tag_fits(int spec, int tag) { return spec == MPI_ANY_TAG || spec == t
 
 /* Was the epoch (ex, ec) covered by the clock in h? (then m was sent after r matched) */
 static int covered(const hrace_hdr_t *h, uint32_t ex, hrace_clk_t ec) {
-  hrace_vc_t v = { .n = hrace__clock_len(), .c = (hrace_clk_t *)h->clk };
+  hrace_vc_t v = { .n = hrace__hdr_clock_n(h), .c = (hrace_clk_t *)h->clk };
   return hrace__epoch_hb(ex, ec, &v);
 }
 

@@ -15,6 +15,7 @@
  * join only what arrived. Arguments MPI would reject (unknown communicator, null datatype,
  * negative count, bad rank or tag) go to MPI unframed so that MPI reports them. */
 #include <limits.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -31,7 +32,7 @@ int hrace__hdr_bytes;
 static int tag_ub = 32767;
 
 void hrace__p2p_init(void) {
-  hrace__hdr_bytes = (int)(sizeof(hrace_hdr_t) + hrace__clock_len() * sizeof(hrace_clk_t));
+  hrace__hdr_bytes = (int)(sizeof(hrace_hdr_t) + hrace__proc.wire_len * sizeof(hrace_clk_t));
   void *v;
   int flag = 0;
   PMPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &v, &flag);
@@ -120,11 +121,104 @@ HOT hrace_comm_t *checked(const hrace_p2p_t *a, int recv, tinfo_t *ti) {
   return rec;
 }
 
-HOT void fill_hdr(hrace_hdr_t *h, int active, int sync, uint32_t sync_id, uintptr_t pc) {
-  h->word = HRACE_FRAME_MAGIC << 8 | (active ? HRACE_HDR_CLOCK : 0) | (sync ? HRACE_HDR_SYNC : 0);
+/* ---- the clock's tail ----------------------------------------------------------------------
+ * A frame carries the first wire_len entries of the sender's clock: one per rank by default
+ * (option wire_slots), which is the whole clock up to MPI_THREAD_FUNNELED. Under SERIALIZED and
+ * MULTIPLE a clock has an entry for every exporter slot of every rank, but the entries of
+ * slots no thread has used are zero; so the rest of the clock, up to its last non-zero entry,
+ * goes only when there is one, in a second message on the communicator's shadow, sent before
+ * the frame, with a tag made from the send's id (h->sync_id, flag MORE). The receiver gets it
+ * with a blocking receive from the frame's sender when the frame has arrived: it is already
+ * there or on its way, since the sender posted it first and the transports deliver one
+ * pair's messages in order; it fits every eager limit we know (at most 4 KiB under the default
+ * clock_budget), so its delivery never waits for the sender to make another MPI call. Clock
+ * bytes thus grow with the exporters in use, not with ranks x threads (bench/README.md). The
+ * tail is sent dense (a count, then entries from wire_len on) or, when fewer than half its
+ * entries are non-zero, sparse (pairs of index and value). */
+#define TAIL_SPARSE 0x80000000u
+#define TAIL_TAG0 0x6873   /* above coll.c's exchange tag on the shadow */
+
+static _Atomic unsigned long tails_sent, tail_bytes;
+
+void hrace__p2p_fini(void) {
+  hrace__note("clock tails sent: %lu (%lu bytes); frames carry %u clock entries of %u",
+              atomic_load(&tails_sent), atomic_load(&tail_bytes), hrace__proc.wire_len,
+              hrace__clock_len());
+}
+
+static int tail_tag(uint32_t id) { return TAIL_TAG0 + (int)(id % (uint32_t)(tag_ub - TAIL_TAG0 + 1)); }
+
+/* Send entries [wire_len, m) of c to peer of rec, as an orphan (reqtab.h): nobody waits for it. */
+static HRACE_COLD int send_tail(const hrace_comm_t *rec, int peer, uint32_t id, const hrace_clk_t *c,
+                                uint32_t m) {
+  uint32_t w = hrace__proc.wire_len, nz = 0;
+  for (uint32_t i = w; i < m; i++) nz += c[i] != 0;
+  int sparse = 2 * nz < m - w;
+  size_t words = 1 + (sparse ? 2 * nz : m - w);
+  hrace_rs_t *o = hrace__rs_new(HRACE_RS_SEND);
+  uint32_t *b = hrace__rs_frame(o, words * 4);
+  if (!b) abort();
+  b[0] = sparse ? TAIL_SPARSE | nz : m - w;
+  size_t k = 1;
+  for (uint32_t i = w; i < m; i++)
+    if (!sparse) b[k++] = c[i];
+    else if (c[i]) b[k++] = i, b[k++] = c[i];
+  MPI_Request r;
+  if (PMPI_Isend(b, (int)(words * 4), MPI_BYTE, peer, tail_tag(id), rec->shadow, &r) != MPI_SUCCESS) {
+    hrace__rs_free(o);
+    static int warned;
+    if (!warned++) hrace__warn("could not send a clock's tail: its receiver may report false races");
+    return 0;
+  }
+  o->started = 1;
+  hrace__rs_orphan(r, o);
+  atomic_fetch_add_explicit(&tails_sent, 1, memory_order_relaxed);
+  atomic_fetch_add_explicit(&tail_bytes, words * 4, memory_order_relaxed);
+  return 1;
+}
+
+/* The arrived frame h, completed with its tail: a header of this thread's (flag FULL) whose
+ * clock has hrace__clock_len() entries. On failure h itself, which has the first wire_len. */
+static HRACE_COLD const hrace_hdr_t *recv_tail(const hrace_comm_t *rec, const hrace_hdr_t *h,
+                                               const MPI_Status *st) {
+  static __thread hrace_hdr_t *full;
+  uint32_t w = hrace__proc.wire_len, n = hrace__clock_len();
+  size_t tail_words = 1 + (size_t)(n - w);
+  if (!full && !(full = malloc(sizeof *full + (n + tail_words) * sizeof(hrace_clk_t)))) abort();
+  uint32_t *b = full->clk + n;
+  MPI_Status ts;
+  int rc = PMPI_Recv(b, (int)(tail_words * 4), MPI_BYTE, st->MPI_SOURCE, tail_tag(h->sync_id),
+                     rec->shadow, &ts);
+  int got = rc == MPI_SUCCESS ? hrace__status_bytes(&ts) : 0;
+  uint32_t cnt = got >= 4 ? b[0] & ~TAIL_SPARSE : 0;
+  int sparse = got >= 4 && (b[0] & TAIL_SPARSE);
+  if (got < 4 || (size_t)got != 4 * (1 + (size_t)cnt * (sparse ? 2 : 1)) || cnt > n - w) {
+    static int warned;
+    if (!warned++) hrace__warn("a clock's tail did not arrive whole: this receive may report false races");
+    return h;
+  }
+  full->word = h->word | HRACE_HDR_FULL, full->sync_id = h->sync_id, full->site = h->site;
+  hrace__copy(full->clk, h->clk, w * sizeof(hrace_clk_t));
+  memset(full->clk + w, 0, (n - w) * sizeof(hrace_clk_t));
+  for (uint32_t i = 0; i < cnt; i++)
+    if (!sparse) full->clk[w + i] = b[1 + i];
+    else if (b[1 + 2 * i] >= w && b[1 + 2 * i] < n) full->clk[b[1 + 2 * i]] = b[2 + 2 * i];
+  return full;
+}
+
+/* The frame's header: the sender's clock, and its tail sent ahead to peer of rec. */
+HOT void fill_hdr(hrace_hdr_t *h, const hrace_comm_t *rec, int peer, int active, int sync,
+                  uint32_t sync_id, uintptr_t pc) {
+  const hrace_clk_t *all;
+  uint32_t m = hrace__signal_clock_wire(h->clk, &all);
+  unsigned more = 0;
+  if (HRACE_UNLIKELY(m) && active) {
+    if (!sync) sync_id = hrace__ssend_next_id();
+    if (send_tail(rec, peer, sync_id, all, m)) more = HRACE_HDR_MORE;
+  }
+  h->word = HRACE_FRAME_MAGIC << 8 | (active ? HRACE_HDR_CLOCK : 0) | (sync ? HRACE_HDR_SYNC : 0) | more;
   h->sync_id = sync_id;
   h->site = hrace__site_encode(pc);
-  hrace__clock_out(h->clk);
 }
 
 /* The struct type {header bytes at hdr, count x type at buf}, committed. */
@@ -191,8 +285,8 @@ static int raw(hrace_p2p_t *a) {
  * Returns the (buf, count, type) to hand MPI. */
 typedef struct wire { void *buf; int count; MPI_Datatype type; } wire_t;
 
-HOT wire_t frame_send(hrace_p2p_t *a, const tinfo_t *ti, hrace_rs_t *s, int sync, uint32_t id,
-                      int fill) {
+HOT wire_t frame_send(hrace_p2p_t *a, const hrace_comm_t *rec, const tinfo_t *ti, hrace_rs_t *s,
+                      int sync, uint32_t id, int fill) {
   int H = hrace__hdr_bytes;
   wire_t w;
   if (H + ti->bytes <= HRACE_FRAME_SMALL) {
@@ -200,7 +294,7 @@ HOT wire_t frame_send(hrace_p2p_t *a, const tinfo_t *ti, hrace_rs_t *s, int sync
     if (!f) abort();
     int bytes = H + (int)ti->bytes;
     if (fill) {
-      fill_hdr((hrace_hdr_t *)f, a->active, sync, id, a->pc);
+      fill_hdr((hrace_hdr_t *)f, rec, a->peer, a->active, sync, id, a->pc);
       bytes = pack(f, a->buf, a->count, a->type, ti, a->comm, H + (int)ti->bytes);
     }
     if (s) s->fbytes = bytes;
@@ -208,7 +302,7 @@ HOT wire_t frame_send(hrace_p2p_t *a, const tinfo_t *ti, hrace_rs_t *s, int sync
   } else {
     hrace_hdr_t *h = s ? (s->frame ? s->frame : hrace__rs_frame(s, H)) : (void *)scratch_buf();
     if (!h) abort();
-    if (fill) fill_hdr(h, a->active, sync, id, a->pc);
+    if (fill) fill_hdr(h, rec, a->peer, a->active, sync, id, a->pc);
     MPI_Datatype ft = frame_type(h, a->buf, a->count, a->type);
     if (s) s->ftype = ft;
     w = (wire_t){ MPI_BOTTOM, 1, ft };
@@ -224,7 +318,7 @@ static int do_send(hrace_p2p_t *a) {
   uint32_t id = sync ? hrace__ssend_next_id() : 0;
   hrace__rs_poll_orphans(0);
   if (a->kind == HRACE_P2P_SEND) {
-    wire_t w = frame_send(a, &ti, NULL, sync, id, 1);
+    wire_t w = frame_send(a, rec, &ti, NULL, sync, id, 1);
     int rc = a->mode == HRACE_MODE_STD
                  ? PMPI_Send(w.buf, w.count, w.type, a->peer, a->tag, a->comm)
                  : real_send(a->kind, a->mode, w.buf, w.count, w.type, a->peer, a->tag, a->comm, NULL);
@@ -241,7 +335,7 @@ static int do_send(hrace_p2p_t *a) {
   s->peer = a->peer, s->tag = a->tag, s->mode = a->mode, s->pc = a->pc, s->active = a->active;
   s->persistent = a->kind == HRACE_P2P_SEND_INIT;
   s->sync_id = id;
-  wire_t w = frame_send(a, &ti, s, sync, id, !s->persistent);
+  wire_t w = frame_send(a, rec, &ti, s, sync, id, !s->persistent);
   int rc = real_send(a->kind, a->mode, w.buf, w.count, w.type, a->peer, a->tag, a->comm, a->req);
   if (rc != MPI_SUCCESS) {
     hrace__rs_free(s);
@@ -259,7 +353,7 @@ void hrace__p2p_start_send(hrace_rs_t *s, int active) {
   hrace_p2p_t a = { .fn = s->fn, .buf = s->buf, .count = s->count, .type = s->type,
                     .comm = s->rec->comm, .active = active, .pc = s->pc };
   if (s->mode == HRACE_MODE_S) s->sync_id = hrace__ssend_next_id();
-  fill_hdr(s->frame, active, s->mode == HRACE_MODE_S, s->sync_id, s->pc);
+  fill_hdr(s->frame, s->rec, s->peer, active, s->mode == HRACE_MODE_S, s->sync_id, s->pc);
   if (s->ftype == MPI_DATATYPE_NULL) {
     tinfo_t ti;
     type_info(s->type, s->count, &ti);
@@ -325,7 +419,8 @@ HOT const hrace_hdr_t *unframe(const wire_t *w, void *hdrbuf, void *buf, int cou
 /* The receive side of an arrived frame: join, races, responder answer; frees the post. */
 HOT void arrived(hrace_comm_t *rec, hrace_post_t *post, const hrace_hdr_t *h,
                  const MPI_Status *st, int active, const char *fn) {
-  if (h && active && (hrace__hdr_flags(h) & HRACE_HDR_CLOCK)) hrace__wait(h->clk, hrace__clock_len(), fn);
+  if (h && HRACE_UNLIKELY(hrace__hdr_flags(h) & HRACE_HDR_MORE)) h = recv_tail(rec, h, st);
+  if (h && active && (hrace__hdr_flags(h) & HRACE_HDR_CLOCK)) hrace__wait(h->clk, hrace__hdr_clock_n(h), fn);
   if (post) hrace__post_done(post, h && (hrace__hdr_flags(h) & HRACE_HDR_CLOCK) ? h : NULL,
                              st ? st->MPI_SOURCE : -1, st ? st->MPI_TAG : -1);
 }
@@ -498,7 +593,7 @@ int hrace__p2p_sendrecv(hrace_p2p_t *s, hrace_p2p_t *r, int replace) {
     int cap = H + (int)sti.bytes;
     sf = malloc(cap + 1);
     if (!sf) abort();
-    fill_hdr((hrace_hdr_t *)sf, s->active, 0, 0, s->pc);
+    fill_hdr((hrace_hdr_t *)sf, srec, s->peer, s->active, 0, 0, s->pc);
     sbytes = pack(sf, s->buf, s->count, s->type, &sti, s->comm, cap);
   }
   hrace_post_t mem;
@@ -546,7 +641,7 @@ int hrace__p2p_isendrecv(hrace_p2p_t *s, hrace_p2p_t *r, int replace, MPI_Reques
     int cap = hrace__hdr_bytes + (int)sti.bytes;
     ss = hrace__rs_new(HRACE_RS_SEND);
     char *sf = hrace__rs_frame(ss, (size_t)cap + 1);
-    fill_hdr((hrace_hdr_t *)sf, s->active, 0, 0, s->pc);
+    fill_hdr((hrace_hdr_t *)sf, srec, s->peer, s->active, 0, 0, s->pc);
     ss->fbytes = pack(sf, s->buf, s->count, s->type, &sti, s->comm, cap);
   }
   hrace_p2p_t rr = *r;

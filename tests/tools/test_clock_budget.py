@@ -1,11 +1,15 @@
 #!/usr/bin/env python3
-"""TAP: the clock a point-to-point message carries (docs/design.md, "dense exporter slots").
-Up to MPI_THREAD_FUNNELED one entry per rank; above it one per rank and thread that may call
-MPI, capped by `clock_budget` (with a warning) unless `exporters` is set. The bytes are read
-the way bench/mpi's `hdr` reads them: PMPI_Probe sees hrace's frame of a 0-byte message.
+"""TAP: the clock a point-to-point message carries (docs/design.md, "exporter slots").
+A clock has one entry per rank up to MPI_THREAD_FUNNELED; above it one per rank and thread
+that may call MPI, capped by `clock_budget` (with a warning) unless `exporters` is set. A
+frame carries `wire_slots` entries per rank (default 1); the rest of the clock travels in a
+second message, only when it has a non-zero entry (a "tail"). The frame's bytes are read the
+way bench/mpi's `hdr` reads them: PMPI_Probe sees hrace's frame of a 0-byte message; tails are
+counted by hrace's note at MPI_Finalize (verbosity=1).
 
 usage: test_clock_budget.py BUILD_DIR"""
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -13,14 +17,29 @@ import tempfile
 
 SRC = r"""
 #include <mpi.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
+static void *sender(void *arg) {
+  (void)arg;
+  MPI_Send(NULL, 0, MPI_BYTE, 1, 0, MPI_COMM_WORLD);
+  return NULL;
+}
 int main(int argc, char **argv) {
   int got, rank, bytes = 0;
-  MPI_Init_thread(&argc, &argv, strcmp(argv[1], "multiple") ? MPI_THREAD_FUNNELED
-                                                            : MPI_THREAD_MULTIPLE, &got);
+  MPI_Init_thread(&argc, &argv, strcmp(argv[1], "funneled") ? MPI_THREAD_MULTIPLE
+                                                            : MPI_THREAD_FUNNELED, &got);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  if (rank == 0) MPI_Send(NULL, 0, MPI_BYTE, 1, 0, MPI_COMM_WORLD);
+  MPI_Barrier(MPI_COMM_WORLD);   /* the initial thread takes each rank's first entry */
+  if (rank == 0) {
+    if (!strcmp(argv[1], "thread")) {   /* a second exporter sends: its entry is the tail */
+      pthread_t t;
+      pthread_create(&t, NULL, sender, NULL);
+      pthread_join(t, NULL);
+    } else {
+      MPI_Send(NULL, 0, MPI_BYTE, 1, 0, MPI_COMM_WORLD);
+    }
+  }
   if (rank == 1) {
     MPI_Status st;
     PMPI_Probe(0, 0, MPI_COMM_WORLD, &st);
@@ -38,32 +57,45 @@ work = tempfile.mkdtemp(prefix="hrace-budget-")
 exe = os.path.join(work, "hdr")
 with open(exe + ".c", "w") as f:
     f.write(SRC)
-subprocess.run(["mpicc", "-o", exe, exe + ".c"], check=True)
+subprocess.run(["mpicc", "-o", exe, exe + ".c", "-lpthread"], check=True)
 lib = os.path.join(build, "lib", "libhrace.so")
 
 
 def run(level, options, threads="8"):
     env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
-               HRACE_OPTIONS="report_text=0" + options, OMP_NUM_THREADS=threads)
+               HRACE_OPTIONS="report_text=0,verbosity=1" + options, OMP_NUM_THREADS=threads)
     p = subprocess.run(["mpirun", "-np", "2", "-x", "LD_PRELOAD=" + lib, "-x", "HRACE_OPTIONS",
                         "-x", "OMP_NUM_THREADS", exe, level], capture_output=True, text=True,
                        env=env, timeout=120)
     words = p.stdout.split()
     n = int(words[1]) if len(words) == 2 and words[0] == "bytes" else -1
-    return n, p.stderr
+    m = re.search(r"rank 0: note: clock tails sent: (\d+) \((\d+) bytes\)", p.stderr)
+    tails = (int(m.group(1)), int(m.group(2))) if m else None
+    return n, tails, p.stderr
 
 
-WARN = "clock bytes in every message"
+WARN = "would make clocks of"
 checks = []
-n, err = run("funneled", "")
-checks.append((n == 12 + 4 * 2, f"FUNNELED, 2 ranks: one entry per rank, 20 bytes (got {n})"))
-n, err = run("multiple", "")
-checks.append((n == 12 + 4 * 2 * 8 and WARN not in err,
-               f"MULTIPLE, OMP_NUM_THREADS=8: 8 entries per rank, 76 bytes, no warning (got {n})"))
-n, err = run("multiple", ",clock_budget=8")
+n, tails, err = run("funneled", "")
+checks.append((n == 12 + 4 * 2 and tails == (0, 0),
+               f"FUNNELED, 2 ranks: one entry per rank, 20 bytes, no tail (got {n}, {tails})"))
+n, tails, err = run("multiple", "")
+checks.append((n == 12 + 4 * 2 and tails == (0, 0) and WARN not in err,
+               f"MULTIPLE, OMP_NUM_THREADS=8, one thread calls MPI: 20 bytes, no tail (got {n}, {tails})"))
+n, tails, err = run("thread", "")
+checks.append((n == 12 + 4 * 2 and tails == (1, 8),
+               f"MULTIPLE, a second thread of rank 0 sends: 20 bytes and a tail of 8 bytes (a "
+               f"count and its entry) (got {n}, {tails})"))
+n, tails, err = run("multiple", ",wire_slots=0")
+checks.append((n == 12 + 4 * 2 * 8 and tails == (0, 0),
+               f"wire_slots=0: all 8 entries per rank in the frame, 76 bytes (got {n}, {tails})"))
+n, tails, err = run("thread", ",wire_slots=0")
+checks.append((n == 12 + 4 * 2 * 8 and tails == (0, 0),
+               f"wire_slots=0 and a second thread sends: 76 bytes, no tail (got {n}, {tails})"))
+n, tails, err = run("multiple", ",clock_budget=8,wire_slots=0")
 checks.append((n == 12 + 4 * 8 and WARN in err,
-               f"clock_budget=8 caps it at 4 entries per rank, 44 bytes, and warns (got {n})"))
-n, err = run("multiple", ",clock_budget=8,exporters=8")
+               f"clock_budget=8 caps the clock at 4 entries per rank, 44 bytes, and warns (got {n})"))
+n, tails, err = run("multiple", ",clock_budget=8,exporters=8,wire_slots=0")
 checks.append((n == 12 + 4 * 2 * 8 and WARN not in err,
                f"an explicit exporters=8 is not capped (got {n})"))
 shutil.rmtree(work, ignore_errors=True)

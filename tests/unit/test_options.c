@@ -50,7 +50,7 @@ static int init_in_child(const char *spec, char *out, size_t outlen) {
 }
 
 int main(void) {
-  plan(67);
+  plan(71);
   hrace_options_t o;
 
   /* Defaults: the global is usable before any init. */
@@ -101,6 +101,8 @@ int main(void) {
   rejects("transport=udp", "'udp'");
   rejects("clock_budget=-1", "'clock_budget'");
   rejects("exporters=-2", "'exporters'");
+  rejects("wire_slots=-2", "'wire_slots' wants -1 or more");
+  ok(parse("wire_slots=-1", &o) && o.wire_slots == -1, "wire_slots=-1 (testing: every clock as a tail)");
   ok(parse("clock_budget=0,exporters=3", &o) && o.clock_budget == 0 && o.exporters == 3,
      "clock_budget=0 (no cap), exporters=3");
   ok(parse("transport=tcp", &o) && strcmp(o.transport, "tcp") == 0, "transport=tcp");
