@@ -1,6 +1,7 @@
 /* Exporter registry and snapshot histories (see exporter.h).
  *
- * Each exporter's history is appended only by its own thread and read by any thread (the
+ * Each exporter's history is appended only by its own thread (on a slot shared by several
+ * threads, by each of them under the mutex: append_shared) and read by any thread (the
  * progress thread judging a record, a thread receiving a message) under the exporter's mutex;
  * both happen at MPI calls, never per load or store.
  *
@@ -134,14 +135,53 @@ static __attribute__((noinline)) void append(exporter_t *x, hrace_clk_t k, const
   pthread_mutex_unlock(&x->mu);
 }
 
-bool hrace__exporter_snapshot(uint32_t e, hrace_clk_t k, const hrace_vc_t *l, uint32_t own) {
+static hrace_clk_t snap_at(const snap_t *s, hrace_clk_t k, uint32_t i);
+#define HRACE_EXPORTER_COLD __attribute__((noinline, cold))
+
+/* A publication on a shared slot: threads that share an entry number their publications in
+ * one sequence (each thread's own count may lag behind the others'), so k is raised above the
+ * last snapshot's; and each snapshot joins the one before it, since a receiver's clock keeps
+ * only the largest value it heard on the entry: the snapshot at that value must cover what
+ * every earlier publication on the entry covered. Otherwise a receiver that heard thread A's
+ * publication and then thread B's later one would lose A's knowledge and report A's accesses as
+ * unordered (a false race; hyb_tail_threads_norace with fewer slots than threads). The join
+ * over-approximates, which is what sharing a slot means (exporter.h). Returns k as published. */
+static HRACE_EXPORTER_COLD hrace_clk_t append_shared(exporter_t *x, hrace_clk_t k, const hrace_vc_t *l,
+                                                      uint32_t own) {
+  pthread_mutex_lock(&x->mu);
+  const snap_t *p = x->nh ? &x->h[x->nh - 1] : NULL;
+  if (p && k <= p->k) k = p->k + 1;
+  uint32_t n = l->n;
+  if (p && p->n > n) n = p->n;
+  if (p && p->own + 1 > n) n = p->own + 1;
+  if (own + 1 > n) n = own + 1;
+  hrace_clk_t *c = calloc(n, sizeof *c);
+  if (!c) abort();
+  for (uint32_t i = 0; i < n; i++) {
+    hrace_clk_t a = i < l->n ? l->c[i] : 0, b = p ? snap_at(p, p->k, i) : 0;
+    c[i] = a > b ? a : b;
+  }
+  if (x->nh == x->caph) {
+    x->caph = x->caph ? 2 * x->caph : 16;
+    x->h = realloc(x->h, x->caph * sizeof *x->h);
+    if (!x->h) abort();
+  }
+  x->h[x->nh++] = (snap_t){ k, own, c[own], n, c };
+  pthread_mutex_unlock(&x->mu);
+  return k;
+}
+
+bool hrace__exporter_snapshot(uint32_t e, hrace_clk_t *k, const hrace_vc_t *l, uint32_t own) {
   exporter_t *x = own_exporter_cached(e);
   if (!x) return false;
-  bool alone = !atomic_load_explicit(&shared[x - ex], memory_order_relaxed);
+  if (atomic_load_explicit(&shared[x - ex], memory_order_acquire)) {
+    *k = append_shared(x, *k, l, own);
+    return false;
+  }
   /* Only this thread appends, so it may read its last entry without the lock. */
-  if (x->nh && k >= x->h[x->nh - 1].k && in_run(&x->h[x->nh - 1], k, l, own)) return alone;
-  append(x, k, l, own);
-  return alone;
+  if (x->nh && *k >= x->h[x->nh - 1].k && in_run(&x->h[x->nh - 1], *k, l, own)) return true;
+  append(x, *k, l, own);
+  return true;
 }
 
 /* Entry `i` of snapshot s (the one at or below k). */

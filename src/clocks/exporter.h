@@ -29,13 +29,14 @@ uint32_t hrace__exporters_len(void);
  * taken, further threads share the last slot (orderings between them are then over-approximated;
  * a warning says so once). */
 uint32_t hrace__exporter_of(int tid);
-/* Record that exporter e published with entry value k while its local clock was l, running in
+/* Record that exporter e published with entry value *k while its local clock was l, running in
  * the context whose local entry is `own`. Called by the exporter's own thread, once per
- * publication, before the clock leaves the process. Returns true when e's history is this
- * thread's alone: then a later publication (k + i, l with l[own] + i and nothing else changed)
- * is implied by the history as it stands, and the caller may skip the call for it while
- * hrace__exporters_gen is unchanged. */
-bool hrace__exporter_snapshot(uint32_t e, hrace_clk_t k, const hrace_vc_t *l, uint32_t own);
+ * publication, before the clock leaves the process. On a slot shared by several threads *k may
+ * be raised (their publications are numbered in one sequence) and the snapshot joins the one
+ * before it. Returns true when e's history is this thread's alone: then a later publication
+ * (k + i, l with l[own] + i and nothing else changed) is implied by the history as it stands,
+ * and the caller may skip the call for it while hrace__exporters_gen is unchanged. */
+bool hrace__exporter_snapshot(uint32_t e, hrace_clk_t *k, const hrace_vc_t *l, uint32_t own);
 /* Bumped by hrace__exporters_init (entries renumbered) and when a slot becomes shared. */
 extern _Atomic unsigned hrace__exporters_gen;
 /* Is the local access (tid, c) covered by a snapshot that the global clock g knows of? */

@@ -177,15 +177,16 @@ static inline const hrace_vc_t *signal_clock(hrace_thread_t *t) {
     hrace__fwd_flush(1);
   hrace_ctx_t *c = t->cur;
   uint32_t e = exporter(t);
-  if (c->g.c[e] < t->published) c->g.c[e] = t->published;
   if (t->snapped != t->published) {
     unsigned gen = atomic_load_explicit(&hrace__exporters_gen, memory_order_relaxed);
     if (t->run_ctx != c || t->run_gen != gen) {   /* else implied by the run: see the field */
-      t->run_ctx = hrace__exporter_snapshot(e, t->published, &c->l, c->idx) ? c : NULL;
+      /* may raise t->published when the slot is shared */
+      t->run_ctx = hrace__exporter_snapshot(e, &t->published, &c->l, c->idx) ? c : NULL;
       t->run_gen = gen;
     }
     t->snapped = t->published;
   }
+  if (c->g.c[e] < t->published) c->g.c[e] = t->published;
   return &c->g;
 }
 
