@@ -29,10 +29,14 @@ typedef struct snap {
 } snap_t;
 
 typedef struct exporter {
-  int tid;                  /* local thread, -1: slot free */
+  int tid;                  /* local thread holding it; -1: never used; -2: released */
   pthread_mutex_t mu;
   snap_t *h;
   unsigned nh, caph;
+  /* Released (tid -2, under assign_mu): the value its next publication must have at least,
+   * and the releasing context's local entry and time, which a taker must be ordered after. */
+  hrace_clk_t next, rel_time;
+  uint32_t rel_idx;
 } exporter_t;
 
 #define MAX_SLOTS 64
@@ -59,7 +63,15 @@ uint32_t hrace__exporters_len(void) { return (uint32_t)(nprocs * nslots); }
 
 static uint32_t index_of(int slot) { return (uint32_t)(my_rank + nprocs * slot); }
 
-uint32_t hrace__exporter_of(int tid) {
+/* A released slot may be taken by a thread whose local clock knows the release: everything
+ * its holder did (publications, completions stamped with its next value) happened before the
+ * taker, so the slot's history stays a chain and nothing is over-approximated. */
+static bool takeable(const exporter_t *x, int s, const hrace_vc_t *l) {
+  return x->tid == -2 && !atomic_load(&shared[s]) && x->rel_idx < l->n &&
+         l->c[x->rel_idx] >= x->rel_time;
+}
+
+uint32_t hrace__exporter_of(int tid, const hrace_vc_t *l, hrace_clk_t *published) {
   int n = atomic_load_explicit(&used_slots, memory_order_acquire);
   for (int s = 0; s < n; s++)
     if (ex[s].tid == tid) return index_of(s);
@@ -68,6 +80,13 @@ uint32_t hrace__exporter_of(int tid) {
   int s;
   for (s = 0; s < n; s++)
     if (ex[s].tid == tid) break;
+  if (s == n)
+    for (s = 0; s < n; s++)
+      if (takeable(&ex[s], s, l)) {
+        ex[s].tid = tid;
+        if (*published < ex[s].next) *published = ex[s].next;
+        break;
+      }
   if (s == n) {
     if (n < nslots) {
       ex[n].tid = tid;
@@ -80,9 +99,9 @@ uint32_t hrace__exporter_of(int tid) {
       }
       if (!warned) {
         warned = 1;
-        fprintf(stderr, "hrace: rank %d: warning: more than %d threads make MPI calls; the later "
-                "ones share one clock entry, so hrace may miss races between them "
-                "(raise HRACE_OPTIONS=exporters=N)\n", my_rank, nslots);
+        fprintf(stderr, "hrace: rank %d: warning: more than %d threads make MPI calls with no "
+                "OpenMP barrier between them; the later ones share one clock entry, so hrace may "
+                "miss races between them (raise HRACE_OPTIONS=exporters=N)\n", my_rank, nslots);
       }
     }
   }
@@ -94,6 +113,14 @@ static exporter_t *own_exporter(uint32_t e) {
   if (e % (uint32_t)nprocs != (uint32_t)my_rank) return NULL;
   uint32_t s = e / (uint32_t)nprocs;
   return s < (uint32_t)nslots ? &ex[s] : NULL;
+}
+
+void hrace__exporter_release(uint32_t e, hrace_clk_t next, uint32_t idx, hrace_clk_t time) {
+  exporter_t *x = own_exporter(e);
+  if (!x) return;
+  pthread_mutex_lock(&assign_mu);
+  if (!atomic_load(&shared[x - ex])) x->tid = -2, x->next = next, x->rel_idx = idx, x->rel_time = time;
+  pthread_mutex_unlock(&assign_mu);
 }
 
 /* own_exporter of the calling thread's last snapshot, without its division (a snapshot per

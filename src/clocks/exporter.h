@@ -25,10 +25,18 @@
 void hrace__exporters_init(int rank, int nprocs, int slots);
 /* Length of the global clock part: nprocs * slots. */
 uint32_t hrace__exporters_len(void);
-/* The global entry of local thread `tid`, assigning it a slot on first use. When all slots are
- * taken, further threads share the last slot (orderings between them are then over-approximated;
- * a warning says so once). */
-uint32_t hrace__exporter_of(int tid);
+/* The global entry of local thread `tid`, whose context's local clock is l, assigning it a
+ * slot on first use: a slot another thread released in l's past (hrace__exporter_release; *published
+ * is raised to the slot's next value), else a new one. When all slots are held, further threads
+ * share the last slot (orderings between them are then over-approximated; a warning says so
+ * once). */
+uint32_t hrace__exporter_of(int tid, const hrace_vc_t *l, hrace_clk_t *published);
+/* The calling thread gives up its slot e at an OpenMP barrier: `next` is the value its next
+ * publication would have had (completions may be stamped with it), (idx, time) its context's
+ * local entry and time before the barrier. A thread that passed the barrier may take it:
+ * threads that call MPI one after another, ordered by barriers (MPI inside `omp single`), then
+ * use one slot instead of one each, and their messages carry no tail (docs/design.md). */
+void hrace__exporter_release(uint32_t e, hrace_clk_t next, uint32_t idx, hrace_clk_t time);
 /* Record that exporter e published with entry value *k while its local clock was l, running in
  * the context whose local entry is `own`. Called by the exporter's own thread, once per
  * publication, before the clock leaves the process. On a slot shared by several threads *k may

@@ -146,7 +146,9 @@ static void dump(const char *what, const char *why) {
  * made long enough to hold every entry. */
 static uint32_t exporter(hrace_thread_t *t) {
   if (HRACE_UNLIKELY(t->exporter == UINT32_MAX)) {
-    t->exporter = hrace__exporter_of(t->tid);
+    t->exporter = hrace__exporter_of(t->tid, &t->cur->l, &t->published);
+    t->snapped = t->published - 1;   /* the first publication on the slot takes a snapshot */
+    t->run_ctx = NULL;
     if (t->exporter >= hrace__proc.wire_len) note_tail();
   }
   if (HRACE_UNLIKELY(t->cur->g.n < hrace__clock_len())) hrace__vc_grow(&t->cur->g, hrace__clock_len());
@@ -154,6 +156,16 @@ static uint32_t exporter(hrace_thread_t *t) {
 }
 
 uint32_t hrace__thread_exporter(void) { return exporter(hrace__thread()); }
+
+void hrace__thread_exporter_yield(void) {
+  if (hrace__proc.thread_level <= MPI_THREAD_FUNNELED) return;   /* one MPI-calling thread */
+  hrace_thread_t *t = hrace__thread();
+  if (t->tid < 0 || t->exporter == UINT32_MAX) return;
+  hrace_ctx_t *c = t->cur;
+  hrace__exporter_release(t->exporter, t->published, c->idx, c->l.c[c->idx]);
+  t->exporter = UINT32_MAX;
+  t->run_ctx = NULL;
+}
 
 /* A completion now is stamped with the value the thread publishes next: receivers of earlier
  * publications are not ordered after it, receivers of the next one are. The completing context

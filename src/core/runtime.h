@@ -94,6 +94,9 @@ static inline const hrace_vc_t *hrace__thread_view(void) { return &hrace__thread
 /* The calling thread's global clock entry, and that entry's current value: what a completion
  * made now by this thread (unlock, flush, fence) is stamped with. Makes the thread an exporter. */
 uint32_t hrace__thread_exporter(void);
+/* At an OpenMP barrier: the calling thread gives up its exporter entry, which a thread ordered
+ * after the barrier may take (clocks/exporter.h, hrace__exporter_release). */
+void hrace__thread_exporter_yield(void);
 hrace_clk_t hrace__thread_epoch(void);
 
 /* Between processes. Signal: the caller publishes hrace__signal_clock() (sends it, or deposits

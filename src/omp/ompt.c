@@ -228,6 +228,7 @@ static void on_sync_region(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoi
     if (!r) return;                           /* a team of one */
     hrace_sync_t *gen = &r->barrier[t->barriers & 1];
     if (endpoint == ompt_scope_begin) {
+      hrace__thread_exporter_yield();   /* before the release: takers after it know it */
       hrace__release(gen, "an OpenMP barrier");
     } else {
       hrace__acquire(gen, "an OpenMP barrier");
