@@ -15,9 +15,11 @@
  * join only what arrived. Arguments MPI would reject (unknown communicator, null datatype,
  * negative count, bad rank or tag) go to MPI unframed so that MPI reports them. */
 #include <limits.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "core/log.h"
 #include "core/runtime.h"
@@ -177,6 +179,33 @@ static HRACE_COLD int send_tail(const hrace_comm_t *rec, int peer, uint32_t id, 
   return 1;
 }
 
+/* Receive a tail. It is almost always there already (sent before its frame), so the first
+ * test completes; otherwise poll, yielding the core (ranks oversubscribe the cores in testing,
+ * and the tail's sender may need one to progress), and say once if it takes seconds: a tail
+ * that never comes would otherwise be a silent hang. */
+static int wait_tail(void *b, int bytes, int src, int tag, const hrace_comm_t *rec, MPI_Status *ts) {
+  MPI_Request r;
+  int rc = PMPI_Irecv(b, bytes, MPI_BYTE, src, tag, rec->shadow, &r);
+  if (rc != MPI_SUCCESS) return rc;
+  int done = 0;
+  struct timespec t0 = { 0, 0 }, now;
+  for (unsigned i = 0; (rc = PMPI_Test(&r, &done, ts)) == MPI_SUCCESS && !done; i++) {
+    if (i < 64) continue;
+    sched_yield();
+    if ((i & 1023) != 64) continue;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    if (!t0.tv_sec) t0 = now;
+    else if (now.tv_sec - t0.tv_sec >= 10) {
+      static _Atomic int warned;
+      if (!atomic_exchange(&warned, 1))
+        hrace__warn("a receive has waited 10 s for the clock tail of its message from rank %d "
+                    "(tag %d on the shadow of communicator %u); still waiting", src, tag, rec->id);
+      t0.tv_sec = now.tv_sec + 1000000;   /* once per receive */
+    }
+  }
+  return rc;
+}
+
 /* The arrived frame h, completed with its tail: a header of this thread's (flag FULL) whose
  * clock has hrace__clock_len() entries. On failure h itself, which has the first wire_len. */
 static HRACE_COLD const hrace_hdr_t *recv_tail(const hrace_comm_t *rec, const hrace_hdr_t *h,
@@ -187,8 +216,7 @@ static HRACE_COLD const hrace_hdr_t *recv_tail(const hrace_comm_t *rec, const hr
   if (!full && !(full = malloc(sizeof *full + (n + tail_words) * sizeof(hrace_clk_t)))) abort();
   uint32_t *b = full->clk + n;
   MPI_Status ts;
-  int rc = PMPI_Recv(b, (int)(tail_words * 4), MPI_BYTE, st->MPI_SOURCE, tail_tag(h->sync_id),
-                     rec->shadow, &ts);
+  int rc = wait_tail(b, (int)(tail_words * 4), st->MPI_SOURCE, tail_tag(h->sync_id), rec, &ts);
   int got = rc == MPI_SUCCESS ? hrace__status_bytes(&ts) : 0;
   uint32_t cnt = got >= 4 ? b[0] & ~TAIL_SPARSE : 0;
   int sparse = got >= 4 && (b[0] & TAIL_SPARSE);
