@@ -29,7 +29,8 @@ typedef struct snap {
 } snap_t;
 
 typedef struct exporter {
-  int tid;                  /* local thread holding it; -1: never used; -2: released */
+  _Atomic int tid;          /* local thread holding it; -1: never used; -2: released (read
+                             * without assign_mu by the fast path of hrace__exporter_of) */
   pthread_mutex_t mu;
   snap_t *h;
   unsigned nh, caph;
@@ -54,7 +55,10 @@ void hrace__exporters_init(int rank, int np, int slots) {
   nslots = slots < 1 ? 1 : slots > MAX_SLOTS ? MAX_SLOTS : slots;
   for (int i = 0; i < MAX_SLOTS; i++) {
     if (!ex[i].h) pthread_mutex_init(&ex[i].mu, NULL);
-    if (i >= atomic_load(&used_slots)) ex[i].tid = -1, atomic_store(&shared[i], false);
+    if (i >= atomic_load(&used_slots)) {
+      ex[i].tid = -1;
+      atomic_store(&shared[i], false);
+    }
   }
   atomic_fetch_add(&hrace__exporters_gen, 1);
 }
@@ -119,7 +123,10 @@ void hrace__exporter_release(uint32_t e, hrace_clk_t next, uint32_t idx, hrace_c
   exporter_t *x = own_exporter(e);
   if (!x) return;
   pthread_mutex_lock(&assign_mu);
-  if (!atomic_load(&shared[x - ex])) x->tid = -2, x->next = next, x->rel_idx = idx, x->rel_time = time;
+  if (!atomic_load(&shared[x - ex])) {
+    x->next = next, x->rel_idx = idx, x->rel_time = time;
+    x->tid = -2;
+  }
   pthread_mutex_unlock(&assign_mu);
 }
 
