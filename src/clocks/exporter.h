@@ -2,10 +2,13 @@
  * (made an MPI synchronisation call), and what each knew locally at each publication.
  *
  * Index space of the global clock part: entry e = rank + nprocs * slot, where slot numbers the
- * exporting threads of a rank (0 for the first, usually the initial thread). A program whose MPI
- * calls come from one thread per rank therefore has exactly one entry per rank. Entries are
- * dense (fixed length nprocs * slots) so every collective exchange is one MPI_Allreduce(MAX)
- * and every message's clock has a length known to both sides; see docs/design.md.
+ * exporting threads of a rank (0 for the first, usually the initial thread); a slot passes from
+ * thread to thread at OpenMP barriers (hrace__exporter_release), so a rank needs as many slots
+ * as threads that call MPI with no barrier between them. A program whose MPI calls come from
+ * one thread per rank therefore has exactly one entry per rank. Entries are dense (fixed length
+ * nprocs * slots) so every collective exchange is one MPI_Allreduce(MAX); a point-to-point frame
+ * carries the first slot of each rank and the rest only when non-zero (docs/mpi.md, "The
+ * clock's tail"); see docs/design.md.
  *
  * A snapshot (k, L) says: when exporter e published with its entry at k, its thread's local
  * clock was L. Two uses:

@@ -142,8 +142,9 @@ static void dump(const char *what, const char *why) {
           hrace__vc_format(&t->cur->l, l, sizeof l));
 }
 
-/* The thread's exporter entry, assigned on first use; the current context's global part is
- * made long enough to hold every entry. */
+/* The thread's exporter entry, assigned on first use (and again after a barrier gave it up:
+ * hrace__thread_exporter_yield); the current context's global part is made long enough to hold
+ * every entry. */
 static uint32_t exporter(hrace_thread_t *t) {
   if (HRACE_UNLIKELY(t->exporter == UINT32_MAX)) {
     t->exporter = hrace__exporter_of(t->tid, &t->cur->l, &t->published);

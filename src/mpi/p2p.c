@@ -129,9 +129,9 @@ HOT hrace_comm_t *checked(const hrace_p2p_t *a, int recv, tinfo_t *ti) {
  * MULTIPLE a clock has an entry for every exporter slot of every rank, but the entries of
  * slots no thread has used are zero; so the rest of the clock, up to its last non-zero entry,
  * goes only when there is one, in a second message on the communicator's shadow, sent before
- * the frame, with a tag made from the send's id (h->sync_id, flag MORE). The receiver gets it
- * with a blocking receive from the frame's sender when the frame has arrived: it is already
- * there or on its way, since the sender posted it first and the transports deliver one
+ * the frame, with a tag made from the send's id (h->sync_id, flag MORE). The receiver waits
+ * for it from the frame's sender when the frame has arrived (wait_tail): it is already there
+ * or on its way, since the sender posted it first and the transports deliver one
  * pair's messages in order; it fits every eager limit we know (at most 4 KiB under the default
  * clock_budget), so its delivery never waits for the sender to make another MPI call. Clock
  * bytes thus grow with the exporters in use, not with ranks x threads (bench/README.md). The
