@@ -22,12 +22,31 @@
  * the exporter that makes the call; the process's other exporters join the max-reduced part
  * (own_slot() and outsiders() are the two places that change).
  *
+ * Layers. With several exporter slots per process (above MPI_THREAD_FUNNELED) a clock has
+ * size x slots entries, entry rank + size x slot (clocks/exporter.c): layer j holds every
+ * rank's slot j. Most such programs call MPI from one thread per rank, so every layer but the
+ * first is zero, and the dense exchange would carry size x slots entries for size of them.
+ * Blocking all-to-all and one-to-all exchanges therefore send the first layer and, in the
+ * same message, the number of layers the sender's clock needs (up to its last non-zero
+ * entry); MAX-reduced or broadcast, that number is known to every member after the first
+ * round, so all of them agree whether a second round carries the remaining layers (and how
+ * many). Clock bytes then grow with the slots in use, as the point-to-point tail does (p2p.c).
+ * On small communicators the started first round of an all-to-all is the point-to-point form
+ * (exchange_p2p, every member's [layer 0 | count]), maximised locally in conclude().
+ * Only blocking calls do it: every member is inside the call, so the second round waits for
+ * no one busy elsewhere; a non-blocking collective's second round would start at some
+ * member's Test and could wait for a member that computes. Reduce, Gather, the scans and the
+ * neighbourhood collectives keep the dense form: after their first round not every member
+ * knows the number of layers.
+ *
  * Non-blocking collectives start the same exchange non-blocking at the call (the signal) and
  * join when the application's request completes (reqtab.h, COLL). MPI_Barrier is the exchange
  * alone: an all-to-all exchange synchronises exactly as a barrier does. */
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/log.h"
 #include "core/runtime.h"
 #include "mpi/frame.h"
 #include "mpi/handlers.h"
@@ -39,7 +58,7 @@ void hrace__coll_begin(hrace_coll_t *c, int kind, MPI_Comm comm, int root, const
   c->rec = hrace__comm_of(comm);
   c->kind = kind, c->root = root, c->why = why, c->active = active;
   c->snap = NULL;
-  c->started = 0;
+  c->started = 0, c->layered = 0, c->p2p = 0;
   if (!c->rec) return;
   uint32_t n = nclk();
   c->snap = n <= 64 ? c->stack : malloc(n * sizeof *c->snap);
@@ -74,6 +93,27 @@ static int ticks(const hrace_coll_t *c) {
  * the exchange falls back to the dense all-reduce. */
 static int sparse(const hrace_comm_t *r) {
   return !r->inter && hrace__clock_len() == (uint32_t)hrace__proc.size;
+}
+
+/* Layers (above): a blocking all-to-all or one-to-all exchange on an intracommunicator, with
+ * more than one slot per process. */
+static int layered(const hrace_coll_t *c) {
+  uint32_t w = (uint32_t)hrace__proc.size;
+  return !c->rec->inter && !sparse(c->rec) && w && nclk() > w && nclk() % w == 0 &&
+         (c->kind == HRACE_COLL_BARRIER || c->kind == HRACE_COLL_ALL2ALL ||
+          c->kind == HRACE_COLL_ONE2ALL);
+}
+
+/* Clock entries this process contributed to exchanges (a point-to-point form sends them to
+ * each member), for the note at MPI_Finalize. */
+static _Atomic unsigned long xchg_n, xchg_bytes;
+static void count(unsigned long entries) {
+  atomic_fetch_add_explicit(&xchg_bytes, 4 * entries, memory_order_relaxed);
+}
+
+void hrace__coll_fini(void) {
+  hrace__note("collective clock exchanges: %lu (%lu bytes contributed)", atomic_load(&xchg_n),
+              atomic_load(&xchg_bytes));
 }
 
 /* The buffer the exchange sends, and how many entries it receives. */
@@ -116,6 +156,17 @@ static int layout(const hrace_coll_t *c, hrace_clk_t **send, int *nsend, int *nr
     return 0;
   default: break;
   }
+  if (c->layered) {   /* [layer 0 | layers this clock needs] */
+    uint32_t w = (uint32_t)hrace__proc.size, m = n;
+    while (m > w && !c->snap[m - 1]) m--;
+    *nsend = *nrecv = (int)w + 1;
+    if (c->p2p) *nrecv = r->size * *nsend;   /* every member's, reduced here (conclude) */
+    *send = malloc((w + 1) * sizeof **send);
+    if (!*send) abort();
+    memcpy(*send, c->snap, w * sizeof **send);
+    (*send)[w] = (m + w - 1) / w;
+    return 0;
+  }
   *nsend = *nrecv = (int)n;
   *send = malloc(n * sizeof **send);
   memcpy(*send, c->snap, n * sizeof **send);
@@ -125,6 +176,8 @@ static int layout(const hrace_coll_t *c, hrace_clk_t **send, int *nsend, int *nr
 /* The exchange's buffers: what this process sends (layout) and room for what it receives. */
 static hrace_clk_t *buffers(const hrace_coll_t *c, hrace_clk_t **send, int *nsend, int *nrecv) {
   layout(c, send, nsend, nrecv);
+  atomic_fetch_add_explicit(&xchg_n, 1, memory_order_relaxed);
+  if (c->kind != HRACE_COLL_ONE2ALL || !joins(c)) count((unsigned long)*nsend);   /* a root sends */
   hrace_clk_t *recv = malloc((*nrecv > *nsend ? *nrecv : *nsend) * sizeof *recv + sizeof *recv);
   if (!recv) abort();
   return recv;
@@ -141,16 +194,16 @@ static hrace_clk_t *buffers(const hrace_coll_t *c, hrace_clk_t **send, int *nsen
 static void wait_all(int n, MPI_Request *req) {
   for (int i = 0; i < n; i++) PMPI_Wait(&req[i], MPI_STATUS_IGNORE);
 }
-static int exchange_p2p(const hrace_comm_t *r, hrace_clk_t *send, hrace_clk_t *recv,
+static int exchange_p2p(const hrace_comm_t *r, hrace_clk_t *send, int m, hrace_clk_t *recv,
                         MPI_Request *req, int *nreq) {
   int k = 0, rc = MPI_SUCCESS;
-  recv[r->rank] = send[0];
+  memcpy(&recv[r->rank * m], send, m * sizeof *send);
   for (int p = 0; p < r->size && rc == MPI_SUCCESS; p++) {
     if (p == r->rank) continue;
-    rc = PMPI_Irecv(&recv[p], 1, MPI_UINT32_T, p, XCHG_TAG, r->shadow, &req[k]);
+    rc = PMPI_Irecv(&recv[p * m], m, MPI_UINT32_T, p, XCHG_TAG, r->shadow, &req[k]);
     if (rc != MPI_SUCCESS) break;
     k++;
-    rc = PMPI_Isend(send, 1, MPI_UINT32_T, p, XCHG_TAG, r->shadow, &req[k]);
+    rc = PMPI_Isend(send, m, MPI_UINT32_T, p, XCHG_TAG, r->shadow, &req[k]);
     if (rc == MPI_SUCCESS) k++;
   }
   if (rc != MPI_SUCCESS) {       /* nothing may land in buffers the caller frees */
@@ -172,8 +225,9 @@ static int exchange(const hrace_coll_t *c, hrace_clk_t *send, int nsend, hrace_c
   if (nreq) *nreq = 1;
   switch (c->kind) {
   case HRACE_COLL_BARRIER: case HRACE_COLL_ALL2ALL:
+    if (c->p2p) return exchange_p2p(r, send, nsend, recv, req, nreq);   /* layered */
     if (sparse(r) && r->nout == 0 && req && r->size <= HRACE_XCHG_P2P)
-      return exchange_p2p(r, send, recv, req, nreq);
+      return exchange_p2p(r, send, 1, recv, req, nreq);
     if (sparse(r) && r->nout == 0)
       return req ? PMPI_Iallgather(send, 1, T, recv, 1, T, s, req) : PMPI_Allgather(send, 1, T, recv, 1, T, s);
     return req ? PMPI_Iallreduce(send, recv, nsend, T, MPI_MAX, s, req)
@@ -193,6 +247,42 @@ static int exchange(const hrace_coll_t *c, hrace_clk_t *send, int nsend, hrace_c
     return req ? PMPI_Ineighbor_allgather(send, nsend, T, recv, nsend, T, s, req)
                : PMPI_Neighbor_allgather(send, nsend, T, recv, nsend, T, s);
   }
+}
+
+/* A layered exchange's second round, run by every member once the first completed (whatever
+ * the application's call returned: all of them started the first round): the layers beyond
+ * the first, if any member's clock needs them. Returns what to join: recv itself (its first
+ * layer) or a new array of the layers, *len entries. */
+static hrace_clk_t *second_round(const hrace_coll_t *c, const hrace_clk_t *send,
+                                 hrace_clk_t *recv, uint32_t *len) {
+  /* a root broadcasts from its send buffer (exchange()): its recv holds nothing */
+  int root = c->kind == HRACE_COLL_ONE2ALL && !joins(c);
+  uint32_t w = (uint32_t)hrace__proc.size, layers = (root ? send : recv)[w], n = nclk();
+  *len = w;
+  if (layers <= 1) return recv;
+  if (layers > n / w) layers = n / w;   /* every member has the same layout: cannot happen */
+  uint32_t more = (layers - 1) * w;
+  hrace_clk_t *all = malloc((size_t)layers * w * sizeof *all);
+  if (!all) abort();
+  memcpy(all, root ? send : recv, w * sizeof *all);
+  if (c->kind != HRACE_COLL_ONE2ALL || root) count(more);
+  int rc;
+  if (c->kind == HRACE_COLL_ONE2ALL) {
+    memcpy(all + w, c->snap + w, more * sizeof *all);   /* the root's, sent in place */
+    rc = PMPI_Bcast(all + w, (int)more, MPI_UINT32_T, c->root, c->rec->shadow);
+  } else {
+    rc = PMPI_Allreduce(c->snap + w, all + w, (int)more, MPI_UINT32_T, MPI_MAX, c->rec->shadow);
+  }
+  if (rc != MPI_SUCCESS) {
+    static _Atomic int warned;
+    if (!atomic_exchange(&warned, 1))
+      hrace__warn("a collective's clock exchange failed in its second round: this process may "
+                  "report false races");
+    free(all);
+    return recv;
+  }
+  *len = layers * w;
+  return all;
 }
 
 /* Join what the exchange delivered into the process clock. */
@@ -219,18 +309,39 @@ static void finish(hrace_coll_t *c) {
   c->snap = NULL;
 }
 
-int hrace__coll_barrier(hrace_coll_t *c) {
-  hrace_clk_t *send;
-  int nsend, nrecv;
-  hrace_clk_t *recv = buffers(c, &send, &nsend, &nrecv);
-  int rc = exchange(c, send, nsend, recv, nrecv, NULL, NULL);
-  if (rc == MPI_SUCCESS && c->active) {
-    join(c->rec, c->kind, recv, nrecv, c->why);
-    hrace__signal_done(c->why);
+/* The end of an exchange whose first round completed: the second round if layered, then the
+ * join (when the application's call succeeded) and the tick. Frees both buffers. */
+static void conclude(hrace_coll_t *c, hrace_clk_t *send, hrace_clk_t *recv, int nrecv, int ok) {
+  hrace_clk_t *all = recv;
+  uint32_t len = 0;
+  if (c->p2p) {   /* every member's [layer 0 | count]: their maximum, as Allreduce(MAX) gives */
+    int m = hrace__proc.size + 1;
+    for (int p = 1; p < c->rec->size; p++)
+      for (int j = 0; j < m; j++)
+        if (recv[p * m + j] > recv[j]) recv[j] = recv[p * m + j];
   }
+  if (c->layered) all = second_round(c, send, recv, &len);
+  if (ok && c->active) {
+    if (joins(c)) {
+      if (c->layered) hrace__wait(all, len, c->why);
+      else join(c->rec, c->kind, recv, nrecv, c->why);
+    }
+    if (ticks(c)) hrace__signal_done(c->why);
+  }
+  if (all != recv) free(all);
   free(send);
   free(recv);
   finish(c);
+}
+
+int hrace__coll_barrier(hrace_coll_t *c) {
+  hrace_clk_t *send;
+  int nsend, nrecv;
+  c->layered = layered(c);
+  hrace_clk_t *recv = buffers(c, &send, &nsend, &nrecv);
+  int rc = exchange(c, send, nsend, recv, nrecv, NULL, NULL);
+  if (rc != MPI_SUCCESS) c->layered = 0;   /* no first round: no second */
+  conclude(c, send, recv, nrecv, rc == MPI_SUCCESS);
   return rc;
 }
 
@@ -246,8 +357,11 @@ void hrace__coll_start(hrace_coll_t *c) {
   if (!c->rec || c->rec->inter) return;
   hrace_clk_t *send;
   int nsend, nrecv;
+  c->layered = layered(c);
+  c->p2p = c->layered && c->kind != HRACE_COLL_ONE2ALL && c->rec->size <= HRACE_XCHG_P2P;
   hrace_clk_t *recv = buffers(c, &send, &nsend, &nrecv);
   if (exchange(c, send, nsend, recv, nrecv, c->xreq, &c->nx) != MPI_SUCCESS) {
+    c->layered = c->p2p = 0;
     free(send);
     free(recv);
     return;
@@ -259,13 +373,7 @@ void hrace__coll_start(hrace_coll_t *c) {
 void hrace__coll_end(hrace_coll_t *c, int rc, MPI_Request *req) {
   if (c->started) {
     wait_all(c->nx, c->xreq);
-    if (rc == MPI_SUCCESS && c->active) {
-      if (joins(c)) join(c->rec, c->kind, c->xrecv, c->nrecv, c->why);
-      if (ticks(c)) hrace__signal_done(c->why);
-    }
-    free(c->xsend);
-    free(c->xrecv);
-    finish(c);
+    conclude(c, c->xsend, c->xrecv, c->nrecv, rc == MPI_SUCCESS);
     return;
   }
   if (!c->rec || rc != MPI_SUCCESS) {
@@ -276,13 +384,7 @@ void hrace__coll_end(hrace_coll_t *c, int rc, MPI_Request *req) {
   int nsend, nrecv;
   hrace_clk_t *recv = buffers(c, &send, &nsend, &nrecv);
   if (!req) {
-    if (exchange(c, send, nsend, recv, nrecv, NULL, NULL) == MPI_SUCCESS && c->active) {
-      if (joins(c)) join(c->rec, c->kind, recv, nrecv, c->why);
-      if (ticks(c)) hrace__signal_done(c->why);
-    }
-    free(send);
-    free(recv);
-    finish(c);
+    conclude(c, send, recv, nrecv, exchange(c, send, nsend, recv, nrecv, NULL, NULL) == MPI_SUCCESS);
     return;
   }
   /* Non-blocking: the exchange runs along; the state owns both buffers. */

@@ -74,6 +74,8 @@ typedef struct hrace_coll {
   hrace_clk_t *snap;         /* the clock at the call's start (the signal) */
   hrace_clk_t stack[64];
   int started;               /* blocking call: the exchange runs alongside the real call */
+  int layered;               /* blocking, several exporter slots: slot 0's entries first (coll.c) */
+  int p2p;                   /* layered, started, point-to-point: every member's first round */
   MPI_Request xreq[HRACE_XREQ_MAX];   /* its requests (several: the point-to-point form) */
   int nx;
   hrace_clk_t *xsend, *xrecv;

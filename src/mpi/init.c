@@ -18,6 +18,7 @@
 
 void hrace__p2p_init(void);
 void hrace__p2p_fini(void);
+void hrace__coll_fini(void);
 int hrace__fortran_route(void);   /* fortran.c */
 
 static int start(int *argc, char ***argv, int thread, int required, int *provided) {
@@ -62,6 +63,7 @@ HRACE_EXPORT int MPI_Finalize(void) {
      * nobody sends to a progress thread again, and it can stop. */
     hrace__rs_poll_orphans(1);
     hrace__p2p_fini();
+    hrace__coll_fini();
     hrace__sync_all(hrace__proc.world_shadow, NULL, 0, "MPI_Finalize");
     hrace__ssend_stop();
     hrace__progress_stop();

@@ -3,7 +3,9 @@
 A clock has one entry per rank up to MPI_THREAD_FUNNELED; above it one per rank and thread
 that may call MPI, capped by `clock_budget` (with a warning) unless `exporters` is set. A
 frame carries `wire_slots` entries per rank (default 1); the rest of the clock travels in a
-second message, only when it has a non-zero entry (a "tail"). The frame's bytes are read the
+second message, only when it has a non-zero entry (a "tail"). A blocking collective's
+exchange likewise sends the rest of the clock in a second round only when a member needs it
+(src/mpi/coll.c, "Layers"); its bytes are counted by the same note. The frame's bytes are read the
 way bench/mpi's `hdr` reads them: PMPI_Probe sees hrace's frame of a 0-byte message; tails are
 counted by hrace's note at MPI_Finalize (verbosity=1).
 
@@ -47,6 +49,7 @@ int main(int argc, char **argv) {
     MPI_Recv(NULL, 0, MPI_BYTE, 0, 0, MPI_COMM_WORLD, &st);
     printf("bytes %d\n", bytes);
   }
+  MPI_Barrier(MPI_COMM_WORLD);   /* after "thread": rank 0's clock has a second layer */
   MPI_Finalize();
   return 0;
 }
@@ -98,31 +101,41 @@ def run(level, options, threads="8"):
     n = int(words[1]) if len(words) == 2 and words[0] == "bytes" else -1
     m = re.search(r"rank 0: note: clock tails sent: (\d+) \((\d+) bytes\)", p.stderr)
     tails = (int(m.group(1)), int(m.group(2))) if m else None
-    return n, tails, p.stderr
+    m = re.search(r"rank 0: note: collective clock exchanges: (\d+) \((\d+) bytes contributed\)", p.stderr)
+    xchg = (int(m.group(1)), int(m.group(2))) if m else None
+    return n, tails, xchg, p.stderr
 
 
 WARN = "would make clocks of"
 checks = []
-n, tails, err = run("funneled", "")
+n, tails, xchg, err = run("funneled", "")
 checks.append((n == 12 + 4 * 2 and tails == (0, 0),
                f"FUNNELED, 2 ranks: one entry per rank, 20 bytes, no tail (got {n}, {tails})"))
-n, tails, err = run("multiple", "")
+checks.append((xchg == (2, 8),
+               f"FUNNELED: a barrier's exchange sends rank 0's own entry, 4 bytes (got {xchg})"))
+n, tails, xchg, err = run("multiple", "")
 checks.append((n == 12 + 4 * 2 and tails == (0, 0) and WARN not in err,
                f"MULTIPLE, OMP_NUM_THREADS=8, one thread calls MPI: 20 bytes, no tail (got {n}, {tails})"))
-n, tails, err = run("thread", "")
+checks.append((xchg == (2, 24),
+               f"MULTIPLE, one thread calls MPI: a barrier's exchange sends the first layer and "
+               f"the layer count, 12 bytes, not 16 entries (got {xchg})"))
+n, tails, xchg, err = run("thread", "")
 checks.append((n == 12 + 4 * 2 and tails == (1, 8),
                f"MULTIPLE, a second thread of rank 0 sends: 20 bytes and a tail of 8 bytes (a "
                f"count and its entry) (got {n}, {tails})"))
-n, tails, err = run("multiple", ",wire_slots=0")
+checks.append((xchg == (2, 12 + 20),
+               f"MULTIPLE, after the second thread sent: the second barrier's exchange has a "
+               f"second round with the second layer, 12 + 8 bytes (got {xchg})"))
+n, tails, xchg, err = run("multiple", ",wire_slots=0")
 checks.append((n == 12 + 4 * 2 * 8 and tails == (0, 0),
                f"wire_slots=0: all 8 entries per rank in the frame, 76 bytes (got {n}, {tails})"))
-n, tails, err = run("thread", ",wire_slots=0")
+n, tails, xchg, err = run("thread", ",wire_slots=0")
 checks.append((n == 12 + 4 * 2 * 8 and tails == (0, 0),
                f"wire_slots=0 and a second thread sends: 76 bytes, no tail (got {n}, {tails})"))
-n, tails, err = run("multiple", ",clock_budget=8,wire_slots=0")
+n, tails, xchg, err = run("multiple", ",clock_budget=8,wire_slots=0")
 checks.append((n == 12 + 4 * 8 and WARN in err,
                f"clock_budget=8 caps the clock at 4 entries per rank, 44 bytes, and warns (got {n})"))
-n, tails, err = run("multiple", ",clock_budget=8,exporters=8,wire_slots=0")
+n, tails, xchg, err = run("multiple", ",clock_budget=8,exporters=8,wire_slots=0")
 checks.append((n == 12 + 4 * 2 * 8 and WARN not in err,
                f"an explicit exporters=8 is not capped (got {n})"))
 env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
