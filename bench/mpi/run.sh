@@ -61,6 +61,8 @@ echo "|---|---|---|---|---|"
 point self 1 200000
 point selfmt 1 200000
 point pp8 2 20000
+floor pp10 2 20000
+floor pp12 2 20000
 floor pp28 2 20000
 floor frame8 2 20000
 point halo8 2 20000
@@ -89,6 +91,16 @@ mt() {   # TEST: plain / default / wire_slots=0 medians over ROUNDS alternations
   mp=$(med $p); mh=$(med $h); md=$(med $d)
   echo "| $1 | $mp | $mh ($(awk -v a="$mp" -v b="$mh" 'BEGIN {printf "%.2f", b / a}')x) | $md ($(awk -v a="$mp" -v b="$md" 'BEGIN {printf "%.2f", b / a}')x) |"
 }
+# Allreduce with 8 exporter slots per rank (the layout of MPI_THREAD_MULTIPLE and
+# OMP_NUM_THREADS=8): its exchange goes in layers (src/mpi/coll.c).
+echo
+echo "| Allreduce, exporters=8 | ranks | plain (us) | hrace (us) | ratio |"
+echo "|---|---|---|---|---|"
+saved=$HRACE_OPTIONS
+HRACE_OPTIONS="$saved,exporters=8"
+for np in 2 4; do point allreduce "$np" $((4000 / np)); done
+HRACE_OPTIONS=$saved
+
 echo
 echo "| MPI_THREAD_MULTIPLE, 2 ranks | plain (us) | hrace, wire_slots=1 (default) | hrace, wire_slots=0 |"
 echo "|---|---|---|---|"
@@ -102,15 +114,24 @@ tail_bytes() {   # NP OPTIONS: tail bytes per tail sent by rank 0 (0 when none)
     "$out/mpibench" hdrmt2 1 1 2>&1 >/dev/null |
     awk '/rank 0: note: clock tails sent/ { gsub(/[()]/, ""); print ($8 ? $9 / $8 : 0) }'
 }
+# A barrier's exchange: hdrmt makes one (the initial thread's), hdrmt2 a second one after a
+# second thread of every rank called MPI (its entries are the clock's second layer).
+coll_bytes() {   # NP TEST: clock bytes rank 0 contributed to collective exchanges
+  mpirun -np "$1" -x LD_PRELOAD="$lib" -x HRACE_OPTIONS="$HRACE_OPTIONS,verbosity=1" -x OMP_NUM_THREADS=8 \
+    "$out/mpibench" "$2" 1 1 2>&1 >/dev/null |
+    awk '/rank 0: note: collective clock exchanges/ { gsub(/[()]/, ""); print $9 }'
+}
 echo
-echo "| ranks | frame clock bytes (header + entries) | MULTIPLE, OMP_NUM_THREADS=8: frame | + tail, 2 exporters per rank | MULTIPLE, wire_slots=0: frame |"
-echo "|---|---|---|---|---|"
+echo "| ranks | frame clock bytes (header + entries) | MULTIPLE, OMP_NUM_THREADS=8: frame | + tail, 2 exporters per rank | MULTIPLE, wire_slots=0: frame | MULTIPLE: barrier exchange | same, 2 exporters per rank |"
+echo "|---|---|---|---|---|---|---|"
 for np in 2 4 8 16; do
   b=$(mpirun -np "$np" -x LD_PRELOAD="$lib" -x HRACE_OPTIONS "$out/mpibench" hdr 1 1 2>/dev/null | awk '{print $3}')
   m=$(mpirun -np "$np" -x LD_PRELOAD="$lib" -x HRACE_OPTIONS -x OMP_NUM_THREADS=8 "$out/mpibench" hdrmt 1 1 2>/dev/null | awk '{print $3}')
   t=$(tail_bytes "$np" "")
   d=$(mpirun -np "$np" -x LD_PRELOAD="$lib" -x HRACE_OPTIONS="$HRACE_OPTIONS,wire_slots=0" -x OMP_NUM_THREADS=8 "$out/mpibench" hdrmt 1 1 2>/dev/null | awk '{print $3}')
-  echo "| $np | $b | $m | $t | $d |"
+  c1=$(coll_bytes "$np" hdrmt)
+  c2=$(coll_bytes "$np" hdrmt2)
+  echo "| $np | $b | $m | $t | $d | $c1 | $((c2 - c1)) |"
 done
 
 mlib="$(cd "$build" && pwd)/mpich/lib/libhrace.so"
