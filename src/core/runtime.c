@@ -89,34 +89,41 @@ int hrace__comm_private(MPI_Comm parent, int tag, MPI_Comm *out) {
 
 void hrace__runtime_mpi_init(int rank, int size, int required) {
   hrace__proc.thread_level = required;
-  long slots = hrace__opt.exporters;
-  if (slots <= 0) {
+  /* {slots, threads before the cap (0: not capped)} */
+  long mine[2] = { hrace__opt.exporters, 0 }, all[2];
+  if (mine[0] <= 0) {
     /* Up to FUNNELED only one thread calls MPI: one entry per rank. Otherwise one per thread
      * that may call it, bounded by what OpenMP will run. */
     if (required <= MPI_THREAD_FUNNELED) {
-      slots = 1;
+      mine[0] = 1;
     } else {
       const char *env = getenv("OMP_NUM_THREADS");
-      slots = env && atoi(env) > 0 ? atoi(env) : sysconf(_SC_NPROCESSORS_ONLN);
-      if (slots < 2) slots = 2;
-      if (slots > 64) slots = 64;
+      mine[0] = env && atoi(env) > 0 ? atoi(env) : sysconf(_SC_NPROCESSORS_ONLN);
+      if (mine[0] < 2) mine[0] = 2;
+      if (mine[0] > 64) mine[0] = 64;
       /* A clock has size x slots entries: in memory (every posted receive keeps one), in
-       * every collective's exchange, and in a message's tail once that many threads call MPI
+       * some collectives' exchanges, and in a message's tail once that many threads call MPI
        * (docs/design.md, "exporter slots"): 64 threads at 1000 ranks would be 256 KiB. */
-      long cap = hrace__opt.clock_budget > 0 ? hrace__opt.clock_budget / (size > 0 ? size : 1) : slots;
+      long cap = hrace__opt.clock_budget > 0 ? hrace__opt.clock_budget / (size > 0 ? size : 1) : mine[0];
       if (cap < 1) cap = 1;
-      if (slots > cap) {
-        if (rank == 0)
-          hrace__warn("%d ranks x %ld threads that may call MPI would make clocks of %ld bytes; "
-                      "using %ld entries per rank instead: more threads of one rank that make "
-                      "MPI calls share the last, and races among them may be missed "
-                      "(HRACE_OPTIONS=exporters=N or clock_budget=N changes it)",
-                      size, slots, 4 * (long)size * slots, cap);
-        slots = cap;
-      }
+      if (mine[0] > cap) mine[1] = mine[0], mine[0] = cap;
     }
   }
-  if (slots > 64) slots = 64;
+  if (mine[0] > 64) mine[0] = 64;
+  /* Every process must lay its clock out alike (frames, tails and collective exchanges are
+   * sized by it), but MPI lets ranks ask for different thread levels, and their
+   * OMP_NUM_THREADS may differ: all take the largest. Unagreed, a FUNNELED rank's sparse
+   * exchange met a MULTIPLE rank's dense one and MPI failed with MPI_ERR_TRUNCATE. */
+  all[0] = mine[0], all[1] = mine[1];
+  if (hrace__proc.world_shadow != MPI_COMM_NULL)
+    PMPI_Allreduce(mine, all, 2, MPI_LONG, MPI_MAX, hrace__proc.world_shadow);
+  long slots = all[0];
+  if (all[1] && rank == 0)
+    hrace__warn("%d ranks x %ld threads that may call MPI would make clocks of %ld bytes; "
+                "using %ld entries per rank instead: more threads of one rank that make "
+                "MPI calls share the last, and races among them may be missed "
+                "(HRACE_OPTIONS=exporters=N or clock_budget=N changes it)",
+                size, all[1], 4 * (long)size * all[1], slots);
   hrace__exporters_init(rank, size, (int)slots);
   hrace__proc.clock_len = hrace__exporters_len();
   long ws = hrace__opt.wire_slots;

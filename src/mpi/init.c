@@ -33,7 +33,8 @@ static int start(int *argc, char ***argv, int thread, int required, int *provide
   hrace__log_set_rank(hrace__proc.rank);
   hrace__report_init(hrace__proc.rank, hrace__proc.size);
   if (hrace__chan_init()) return rc;
-  hrace__comm_private(MPI_COMM_WORLD, 1, &hrace__proc.world_shadow);
+  if (hrace__comm_private(MPI_COMM_WORLD, 1, &hrace__proc.world_shadow) != MPI_SUCCESS)
+    hrace__proc.world_shadow = MPI_COMM_NULL;
   hrace__runtime_mpi_init(hrace__proc.rank, hrace__proc.size, thread ? got : MPI_THREAD_SINGLE);
   hrace__progress_start();
   hrace__p2p_init();
