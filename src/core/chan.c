@@ -34,6 +34,7 @@
 #define MAX_IP 4
 
 typedef struct addr {
+  uint32_t magic;              /* HELLO_MAGIC: the rank runs hrace (first_gather) */
   char host[64];
   char unix_name[48];          /* abstract socket name, without its leading NUL */
   uint16_t port;               /* TCP, 0: no TCP listener */
@@ -444,6 +445,42 @@ static int listen_tcp(addr_t *me) {
   return fd;
 }
 
+/* hrace's first collective, at MPI_Init: every rank's addresses. A rank that does not run
+ * hrace (LD_PRELOAD set for some ranks only) never joins it, and then this would wait
+ * forever, silently; or that rank's own first collective meets it. So wait with a deadline
+ * that only says something (a rank stopped in a debugger is not an error), and check that
+ * every contribution is hrace's. */
+static int first_gather(addr_t *mine) {
+  MPI_Request r;
+  if (PMPI_Iallgather(mine, sizeof *mine, MPI_BYTE, addrs, sizeof *mine, MPI_BYTE, MPI_COMM_WORLD,
+                      &r) != MPI_SUCCESS)
+    return -1;
+  struct timespec t0, now, nap = { 0, 1000000 };
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  int done = 0, warned = 0;
+  for (unsigned i = 0; PMPI_Test(&r, &done, MPI_STATUS_IGNORE) == MPI_SUCCESS && !done; i++) {
+    if (i < 1000) continue;
+    nanosleep(&nap, NULL);
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    if (!warned && now.tv_sec - t0.tv_sec >= 10) {
+      warned = 1;
+      hrace__warn("MPI_Init has waited 10 s for the other ranks' hrace: does every rank run under "
+                  "hrace (hrace run, or LD_PRELOAD and OMP_TOOL_LIBRARIES on every rank)? "
+                  "Still waiting");
+    }
+  }
+  if (!done) return -1;
+  for (int i = 0; i < nprocs; i++)
+    if (addrs[i].magic != HELLO_MAGIC) {
+      hrace__warn("rank %d does not run hrace, or its first collective met hrace's at MPI_Init: "
+                  "every rank must run under hrace (hrace run, or LD_PRELOAD on every rank); "
+                  "stopping the job", i);
+      PMPI_Abort(MPI_COMM_WORLD, 2);
+      return -1;
+    }
+  return 0;
+}
+
 int hrace__chan_init(void) {
   nprocs = hrace__proc.size;
   int me = hrace__proc.rank;
@@ -460,11 +497,11 @@ int hrace__chan_init(void) {
     pthread_mutex_init(&req[i].mu, NULL);
   }
   raise_fd_limit();
-  addr_t mine = { 0 };
+  addr_t mine = { .magic = HELLO_MAGIC };
   gethostname(mine.host, sizeof mine.host - 1);
   lfd_unix = listen_unix(&mine);
   /* Which hosts are there? TCP only when some peer is elsewhere (or when asked for). */
-  PMPI_Allgather(&mine, sizeof mine, MPI_BYTE, addrs, sizeof mine, MPI_BYTE, MPI_COMM_WORLD);
+  if (first_gather(&mine)) return -1;
   int remote = 0;
   for (int i = 0; i < nprocs; i++) remote |= strcmp(addrs[i].host, mine.host) != 0;
   if (remote || strcmp(tr, "tcp") == 0 || lfd_unix < 0) lfd_tcp = listen_tcp(&mine);
