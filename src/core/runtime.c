@@ -16,6 +16,7 @@
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "access/stack.h"
@@ -89,8 +90,9 @@ int hrace__comm_private(MPI_Comm parent, int tag, MPI_Comm *out) {
 
 void hrace__runtime_mpi_init(int rank, int size, int required) {
   hrace__proc.thread_level = required;
-  /* {slots, threads before the cap (0: not capped)} */
-  long mine[2] = { hrace__opt.exporters, 0 }, all[2];
+  /* {slots, threads before the cap (0: not capped), wire_slots + 1 and its negation} */
+  long mine[4] = { hrace__opt.exporters, 0, hrace__opt.wire_slots + 1, -(hrace__opt.wire_slots + 1) };
+  long all[4];
   if (mine[0] <= 0) {
     /* Up to FUNNELED only one thread calls MPI: one entry per rank. Otherwise one per thread
      * that may call it, bounded by what OpenMP will run. */
@@ -113,11 +115,16 @@ void hrace__runtime_mpi_init(int rank, int size, int required) {
   /* Every process must lay its clock out alike (frames, tails and collective exchanges are
    * sized by it), but MPI lets ranks ask for different thread levels, and their
    * OMP_NUM_THREADS may differ: all take the largest. Unagreed, a FUNNELED rank's sparse
-   * exchange met a MULTIPLE rank's dense one and MPI failed with MPI_ERR_TRUNCATE. */
-  all[0] = mine[0], all[1] = mine[1];
+   * exchange met a MULTIPLE rank's dense one and MPI failed with MPI_ERR_TRUNCATE. The frame's
+   * length (wire_slots) must agree too, or a receiver would read clock entries from data:
+   * HRACE_OPTIONS normally reaches every rank alike, but a launch may give ranks their own. */
+  memcpy(all, mine, sizeof all);
   if (hrace__proc.world_shadow != MPI_COMM_NULL)
-    PMPI_Allreduce(mine, all, 2, MPI_LONG, MPI_MAX, hrace__proc.world_shadow);
-  long slots = all[0];
+    PMPI_Allreduce(mine, all, 4, MPI_LONG, MPI_MAX, hrace__proc.world_shadow);
+  long slots = all[0], ws = all[2] - 1;
+  if (all[2] != -all[3] && rank == 0)
+    hrace__warn("ranks were given different wire_slots options (%ld to %ld): all use %ld",
+                -all[3] - 1, ws, ws);
   if (all[1] && rank == 0)
     hrace__warn("%d ranks x %ld threads that may call MPI would make clocks of %ld bytes; "
                 "using %ld entries per rank instead: more threads of one rank that make "
@@ -126,7 +133,6 @@ void hrace__runtime_mpi_init(int rank, int size, int required) {
                 size, all[1], 4 * (long)size * all[1], slots);
   hrace__exporters_init(rank, size, (int)slots);
   hrace__proc.clock_len = hrace__exporters_len();
-  long ws = hrace__opt.wire_slots;
   hrace__proc.wire_len = ws < 0 ? 0 : ws == 0 || ws >= slots ? hrace__proc.clock_len : (uint32_t)(size * ws);
 }
 

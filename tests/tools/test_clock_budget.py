@@ -138,6 +138,22 @@ checks.append((n == 12 + 4 * 8 and WARN in err,
 n, tails, xchg, err = run("multiple", ",clock_budget=8,exporters=8,wire_slots=0")
 checks.append((n == 12 + 4 * 2 * 8 and WARN not in err,
                f"an explicit exporters=8 is not capped (got {n})"))
+# Ranks given different options (an MPMD launch): the frame's length must still agree, or
+# rank 1 would read rank 0's clock entries from the wrong bytes. All take the larger
+# wire_slots (1 here, the default), and rank 0 says so.
+env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
+           OMP_NUM_THREADS="8")
+p = subprocess.run(["mpirun", "-np", "1", "-x", "LD_PRELOAD=" + lib, "-x", "OMP_NUM_THREADS",
+                    "-x", "HRACE_OPTIONS=report_text=0,wire_slots=0", exe, "multiple", ":",
+                    "-np", "1", "-x", "LD_PRELOAD=" + lib, "-x", "OMP_NUM_THREADS",
+                    "-x", "HRACE_OPTIONS=report_text=0", exe, "multiple"],
+                   capture_output=True, text=True, env=env, timeout=120)
+words = p.stdout.split()
+n = int(words[1]) if len(words) == 2 and words[0] == "bytes" else -1
+err = p.stderr
+checks.append((p.returncode == 0 and n == 12 + 4 * 2 and "different wire_slots options" in err,
+               f"rank 0 given wire_slots=0, rank 1 the default: both frame one entry per rank, 20 "
+               f"bytes, and rank 0 warns (got exit {p.returncode}, {n})"))
 env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
            HRACE_OPTIONS="report_text=0,verbosity=1", OMP_NUM_THREADS="4")
 p = subprocess.run([os.path.join(build, "bin", "hrace"), "run", "--", "mpirun", "-np", "2", turns],
