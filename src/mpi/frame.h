@@ -30,7 +30,8 @@
 enum { HRACE_HDR_CLOCK = 1, HRACE_HDR_SYNC = 2, HRACE_HDR_MORE = 4, HRACE_HDR_FULL = 0x80 };
 
 /* 12 bytes and the clock: every byte counts at 8-byte messages (bench/README.md, "MPI"). The
- * entry count is not sent: every process has the same hrace__proc.wire_len. */
+ * entry count is not sent: every process has the same hrace__proc.wire_len (MPI_Init agrees on
+ * it, hrace__runtime_mpi_init). */
 typedef struct hrace_hdr {
   uint32_t word;             /* HRACE_FRAME_MAGIC << 8 | flags (HRACE_HDR_*) */
   uint32_t sync_id;          /* SYNC or MORE: the sender's id of this send, for the responder's
