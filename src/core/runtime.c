@@ -158,14 +158,21 @@ static void dump(const char *what, const char *why) {
 /* The thread's exporter entry, assigned on first use (and again after a barrier gave it up:
  * hrace__thread_exporter_yield); the current context's global part is made long enough to hold
  * every entry. */
-static uint32_t exporter(hrace_thread_t *t) {
-  if (HRACE_UNLIKELY(t->exporter == UINT32_MAX)) {
+static HRACE_COLD uint32_t exporter_slow(hrace_thread_t *t) {
+  if (t->exporter == UINT32_MAX) {
     t->exporter = hrace__exporter_of(t->tid, &t->cur->l, &t->published);
     t->snapped = t->published - 1;   /* the first publication on the slot takes a snapshot */
     t->run_ctx = NULL;
     if (t->exporter >= hrace__proc.wire_len) note_tail();
   }
-  if (HRACE_UNLIKELY(t->cur->g.n < hrace__clock_len())) hrace__vc_grow(&t->cur->g, hrace__clock_len());
+  if (t->cur->g.n < hrace__clock_len()) hrace__vc_grow(&t->cur->g, hrace__clock_len());
+  return t->exporter;
+}
+/* Inline, its rare paths out of line: it runs twice per message (send, receive post), and as
+ * a function with both paths it cost 25 instructions a call, most of them saving registers. */
+static inline uint32_t exporter(hrace_thread_t *t) {
+  if (HRACE_UNLIKELY(t->exporter == UINT32_MAX || t->cur->g.n < hrace__clock_len()))
+    return exporter_slow(t);
   return t->exporter;
 }
 
@@ -237,10 +244,12 @@ uint32_t hrace__signal_clock_wire(hrace_clk_t *dst, const hrace_clk_t **all) {
   return m > len ? m : 0;
 }
 
+static HRACE_COLD void signal_clock_cold(hrace_thread_t *t) { signal_clock(t); }
+
 void hrace__signal_done(const char *why) {
   hrace_thread_t *t = hrace__thread();
   hrace_ctx_t *c = t->cur;
-  if (t->snapped != t->published) signal_clock(t);   /* published without asking */
+  if (HRACE_UNLIKELY(t->snapped != t->published)) signal_clock_cold(t);   /* published without asking */
   if (HRACE_UNLIKELY(hrace__opt.dump_clocks)) dump("signal", why);
   t->published++;                    /* c->g.c[e] stays at the value just published */
   c->l.c[c->idx]++;

@@ -15,11 +15,10 @@ static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static hrace_comm_t **tab;             /* open addressing; NULL = empty, &tomb = deleted */
 static size_t cap, used;
 static hrace_comm_t tomb;
-static _Atomic unsigned gen = 1;
+_Atomic unsigned hrace__comm_gen = 1;
 static uint32_t next_id = 1;
 
-static __thread struct { MPI_Comm c; hrace_comm_t *rec; unsigned gen; } last
-  __attribute__((tls_model("initial-exec")));
+__thread hrace_comm_last_t hrace__comm_last __attribute__((tls_model("initial-exec")));
 
 static size_t hash(MPI_Comm c) {
   uint64_t k = 0;
@@ -56,15 +55,14 @@ static void insert(hrace_comm_t *r) {
   tab[i] = r;
 }
 
-hrace_comm_t *hrace__comm_of(MPI_Comm c) {
-  unsigned g = atomic_load_explicit(&gen, memory_order_acquire);
-  if (HRACE_LIKELY(last.c == c && last.gen == g && last.rec)) return last.rec;
+hrace_comm_t *hrace__comm_of_slow(MPI_Comm c) {
+  unsigned g = atomic_load_explicit(&hrace__comm_gen, memory_order_acquire);
   if (c == MPI_COMM_NULL) return NULL;
   pthread_mutex_lock(&mu);
   hrace_comm_t **s = slot_of(c);
   hrace_comm_t *r = s ? *s : NULL;
   pthread_mutex_unlock(&mu);
-  last.c = c, last.rec = r, last.gen = g;
+  hrace__comm_last.c = c, hrace__comm_last.rec = r, hrace__comm_last.gen = g;
   return r;
 }
 
@@ -133,7 +131,7 @@ hrace_comm_t *hrace__comm_register(MPI_Comm nc, MPI_Comm shadow, uint32_t id) {
   if (s) *s = r;     /* a stale record of a freed handle the application reused */
   else insert(r);
   pthread_mutex_unlock(&mu);
-  atomic_fetch_add_explicit(&gen, 1, memory_order_release);
+  atomic_fetch_add_explicit(&hrace__comm_gen, 1, memory_order_release);
   return r;
 }
 
@@ -184,7 +182,7 @@ void *hrace__comm_freeing(MPI_Comm c) {
   hrace_comm_t *r = s ? *s : NULL;
   if (s) *s = &tomb;
   pthread_mutex_unlock(&mu);
-  atomic_fetch_add_explicit(&gen, 1, memory_order_release);
+  atomic_fetch_add_explicit(&hrace__comm_gen, 1, memory_order_release);
   return r;
 }
 
@@ -195,7 +193,7 @@ void hrace__comm_freed(void *rec, int rc) {
     pthread_mutex_lock(&mu);
     insert(r);
     pthread_mutex_unlock(&mu);
-    atomic_fetch_add_explicit(&gen, 1, memory_order_release);
+    atomic_fetch_add_explicit(&hrace__comm_gen, 1, memory_order_release);
     return;
   }
   drop(r);
@@ -220,5 +218,5 @@ void hrace__comm_fini(void) {
   tab = NULL;
   cap = used = 0;
   pthread_mutex_unlock(&mu);
-  atomic_fetch_add_explicit(&gen, 1, memory_order_release);
+  atomic_fetch_add_explicit(&hrace__comm_gen, 1, memory_order_release);
 }

@@ -32,8 +32,20 @@ typedef struct hrace_comm {
 } hrace_comm_t;
 
 /* The record of an application communicator, or NULL if hrace does not know it (an invalid
- * handle: the caller then leaves the call to MPI, which reports the error). */
-hrace_comm_t *hrace__comm_of(MPI_Comm c);
+ * handle: the caller then leaves the call to MPI, which reports the error). Each thread keeps
+ * its last hit, valid while the table's generation is unchanged: the check is inline (two
+ * per message; as a call it cost 27 instructions), the lookup is not. */
+typedef struct { MPI_Comm c; struct hrace_comm *rec; unsigned gen; } hrace_comm_last_t;
+extern __thread hrace_comm_last_t hrace__comm_last __attribute__((tls_model("initial-exec")));
+extern _Atomic unsigned hrace__comm_gen;
+hrace_comm_t *hrace__comm_of_slow(MPI_Comm c);
+static inline hrace_comm_t *hrace__comm_of(MPI_Comm c) {
+  unsigned g = atomic_load_explicit(&hrace__comm_gen, memory_order_acquire);
+  if (__builtin_expect(hrace__comm_last.c == c && hrace__comm_last.gen == g &&
+                       hrace__comm_last.rec != NULL, 1))
+    return hrace__comm_last.rec;
+  return hrace__comm_of_slow(c);
+}
 /* World rank of `rank` as a peer of comm (the remote group of an intercommunicator). */
 static inline int hrace__comm_peer_world(const hrace_comm_t *c, int rank) {
   if (rank < 0) return -1;
