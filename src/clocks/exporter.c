@@ -154,23 +154,27 @@ static bool in_run(const snap_t *r, hrace_clk_t k, const hrace_vc_t *l, uint32_t
 }
 
 /* A new run entry (out of line: the run usually continues, and that check needs no frame). */
+/* Add s to x's history; the caller holds x->mu. */
+static void push(exporter_t *x, snap_t s) {
+  if (x->nh == x->caph) {
+    x->caph = x->caph ? 2 * x->caph : 16;
+    x->h = realloc(x->h, x->caph * sizeof *x->h);
+    if (!x->h) abort();
+  }
+  x->h[x->nh++] = s;
+}
+
 static __attribute__((noinline)) void append(exporter_t *x, hrace_clk_t k, const hrace_vc_t *l,
                                              uint32_t own) {
   hrace_clk_t *c = malloc((l->n ? l->n : 1) * sizeof *c);
   if (!c) abort();
   if (l->n) memcpy(c, l->c, l->n * sizeof *c);
   pthread_mutex_lock(&x->mu);
-  if (x->nh == x->caph) {
-    x->caph = x->caph ? 2 * x->caph : 16;
-    x->h = realloc(x->h, x->caph * sizeof *x->h);
-    if (!x->h) abort();
-  }
-  x->h[x->nh++] = (snap_t){ k, own, own < l->n ? l->c[own] : 0, l->n, c };
+  push(x, (snap_t){ k, own, own < l->n ? l->c[own] : 0, l->n, c });
   pthread_mutex_unlock(&x->mu);
 }
 
 static hrace_clk_t snap_at(const snap_t *s, hrace_clk_t k, uint32_t i);
-#define HRACE_EXPORTER_COLD __attribute__((noinline, cold))
 
 /* A publication on a shared slot: threads that share an entry number their publications in
  * one sequence (each thread's own count may lag behind the others'), so k is raised above the
@@ -180,8 +184,8 @@ static hrace_clk_t snap_at(const snap_t *s, hrace_clk_t k, uint32_t i);
  * publication and then thread B's later one would lose A's knowledge and report A's accesses as
  * unordered (a false race; hyb_tail_threads_norace with fewer slots than threads). The join
  * over-approximates, which is what sharing a slot means (exporter.h). Returns k as published. */
-static HRACE_EXPORTER_COLD hrace_clk_t append_shared(exporter_t *x, hrace_clk_t k, const hrace_vc_t *l,
-                                                      uint32_t own) {
+static __attribute__((noinline, cold)) hrace_clk_t append_shared(exporter_t *x, hrace_clk_t k,
+                                                                  const hrace_vc_t *l, uint32_t own) {
   pthread_mutex_lock(&x->mu);
   const snap_t *p = x->nh ? &x->h[x->nh - 1] : NULL;
   if (p && k <= p->k) k = p->k + 1;
@@ -195,12 +199,7 @@ static HRACE_EXPORTER_COLD hrace_clk_t append_shared(exporter_t *x, hrace_clk_t 
     hrace_clk_t a = i < l->n ? l->c[i] : 0, b = p ? snap_at(p, p->k, i) : 0;
     c[i] = a > b ? a : b;
   }
-  if (x->nh == x->caph) {
-    x->caph = x->caph ? 2 * x->caph : 16;
-    x->h = realloc(x->h, x->caph * sizeof *x->h);
-    if (!x->h) abort();
-  }
-  x->h[x->nh++] = (snap_t){ k, own, c[own], n, c };
+  push(x, (snap_t){ k, own, c[own], n, c });
   pthread_mutex_unlock(&x->mu);
   return k;
 }

@@ -6,9 +6,10 @@
  * thread to thread at OpenMP barriers (hrace__exporter_release), so a rank needs as many slots
  * as threads that call MPI with no barrier between them. A program whose MPI calls come from
  * one thread per rank therefore has exactly one entry per rank. Entries are dense (fixed length
- * nprocs * slots) so every collective exchange is one MPI_Allreduce(MAX); a point-to-point frame
- * carries the first slot of each rank and the rest only when non-zero (docs/mpi.md, "The
- * clock's tail"); see docs/design.md.
+ * nprocs * slots, slot j of every rank forming layer j); a point-to-point frame carries the
+ * first layer and the rest only when non-zero (docs/mpi.md, "The clock's tail"), and blocking
+ * collectives exchange further layers only when a member's clock needs them (coll.c, "Layers");
+ * see docs/design.md.
  *
  * A snapshot (k, L) says: when exporter e published with its entry at k, its thread's local
  * clock was L. Two uses:

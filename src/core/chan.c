@@ -450,26 +450,18 @@ static int listen_tcp(addr_t *me) {
  * forever, silently; or that rank's own first collective meets it. So wait with a deadline
  * that only says something (a rank stopped in a debugger is not an error), and check that
  * every contribution is hrace's. */
+static void gather_late(const void *arg) {
+  (void)arg;
+  hrace__warn("MPI_Init has waited 10 s for the other ranks' hrace: does every rank run under "
+              "hrace (hrace run, or LD_PRELOAD and OMP_TOOL_LIBRARIES on every rank)? "
+              "Still waiting");
+}
 static int first_gather(addr_t *mine) {
   MPI_Request r;
   if (PMPI_Iallgather(mine, sizeof *mine, MPI_BYTE, addrs, sizeof *mine, MPI_BYTE, MPI_COMM_WORLD,
-                      &r) != MPI_SUCCESS)
+                      &r) != MPI_SUCCESS ||
+      hrace__poll_wait(&r, MPI_STATUS_IGNORE, gather_late, NULL) != MPI_SUCCESS)
     return -1;
-  struct timespec t0, now, nap = { 0, 1000000 };
-  clock_gettime(CLOCK_MONOTONIC, &t0);
-  int done = 0, warned = 0;
-  for (unsigned i = 0; PMPI_Test(&r, &done, MPI_STATUS_IGNORE) == MPI_SUCCESS && !done; i++) {
-    if (i < 1000) continue;
-    nanosleep(&nap, NULL);
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    if (!warned && now.tv_sec - t0.tv_sec >= 10) {
-      warned = 1;
-      hrace__warn("MPI_Init has waited 10 s for the other ranks' hrace: does every rank run under "
-                  "hrace (hrace run, or LD_PRELOAD and OMP_TOOL_LIBRARIES on every rank)? "
-                  "Still waiting");
-    }
-  }
-  if (!done) return -1;
   for (int i = 0; i < nprocs; i++)
     if (addrs[i].magic != HELLO_MAGIC) {
       hrace__warn("rank %d does not run hrace, or its first collective met hrace's at MPI_Init: "

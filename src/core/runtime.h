@@ -109,7 +109,8 @@ void hrace__signal_clock_out(hrace_clk_t *dst);
 /* hrace__signal_clock() for a frame: its first hrace__proc.wire_len entries at dst
  * (zero-filled). Returns the length m of the whole clock up to its last non-zero entry when
  * that is beyond wire_len (entries [wire_len, m) of *all must travel too), else 0. Only a
- * process where some clock has a non-zero entry beyond wire_len scans (hrace__tail_live). */
+ * process where some clock may have a non-zero entry beyond wire_len scans (runtime.c,
+ * tail_live). */
 uint32_t hrace__signal_clock_wire(hrace_clk_t *dst, const hrace_clk_t **all);
 void hrace__signal_done(const char *why);
 /* Loads and stores into another process's shared-memory window segment are forwarded to it in
@@ -157,6 +158,11 @@ void hrace__runtime_mpi_init(int rank, int size, int required);
  * 21 per call, ~380000 calls in a 20000-message ping-pong). MPI_Comm_create_group agrees with
  * point-to-point messages instead. */
 int hrace__comm_private(MPI_Comm parent, int tag, MPI_Comm *out);
+/* Wait for a request of hrace's own by polling (MPI_Test, then yielding the core between
+ * tries: ranks may outnumber cores, and the peer may need one to progress). If it is not done
+ * after 10 s, late(arg) is called once, to name the wait rather than hang silently; the wait
+ * goes on. Returns MPI_Test's error, if any. */
+int hrace__poll_wait(MPI_Request *r, MPI_Status *st, void (*late)(const void *), const void *arg);
 
 /* The descriptor of the calling thread's access of kind (flags, op) at code address pc in its
  * current segment: cached, created on first use. */

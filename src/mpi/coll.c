@@ -96,10 +96,9 @@ static int sparse(const hrace_comm_t *r) {
 }
 
 /* Layers (above): a blocking all-to-all or one-to-all exchange on an intracommunicator, with
- * more than one slot per process. */
+ * more than one slot per process (not sparse: the clock is size x slots entries, slots > 1). */
 static int layered(const hrace_coll_t *c) {
-  uint32_t w = (uint32_t)hrace__proc.size;
-  return !c->rec->inter && !sparse(c->rec) && w && nclk() > w && nclk() % w == 0 &&
+  return !c->rec->inter && !sparse(c->rec) &&
          (c->kind == HRACE_COLL_BARRIER || c->kind == HRACE_COLL_ALL2ALL ||
           c->kind == HRACE_COLL_ONE2ALL);
 }

@@ -15,11 +15,9 @@
  * join only what arrived. Arguments MPI would reject (unknown communicator, null datatype,
  * negative count, bad rank or tag) go to MPI unframed so that MPI reports them. */
 #include <limits.h>
-#include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "core/log.h"
 #include "core/runtime.h"
@@ -180,30 +178,23 @@ static HRACE_COLD int send_tail(const hrace_comm_t *rec, int peer, uint32_t id, 
 }
 
 /* Receive a tail. It is almost always there already (sent before its frame), so the first
- * test completes; otherwise poll, yielding the core (ranks oversubscribe the cores in testing,
- * and the tail's sender may need one to progress), and say once if it takes seconds: a tail
- * that never comes would otherwise be a silent hang. */
+ * test completes; a tail that never came would otherwise be a silent hang, so a wait of
+ * seconds says so (once per process). */
+typedef struct tail_wait { int src, tag; const hrace_comm_t *rec; } tail_wait_t;
+static void tail_late(const void *arg) {
+  const tail_wait_t *w = arg;
+  static _Atomic int warned;
+  if (!atomic_exchange(&warned, 1))
+    hrace__warn("a receive has waited 10 s for the clock tail of its message from rank %d "
+                "(tag %d on the shadow of communicator %u); still waiting", w->src, w->tag,
+                w->rec->id);
+}
 static int wait_tail(void *b, int bytes, int src, int tag, const hrace_comm_t *rec, MPI_Status *ts) {
   MPI_Request r;
   int rc = PMPI_Irecv(b, bytes, MPI_BYTE, src, tag, rec->shadow, &r);
   if (rc != MPI_SUCCESS) return rc;
-  int done = 0;
-  struct timespec t0 = { 0, 0 }, now;
-  for (unsigned i = 0; (rc = PMPI_Test(&r, &done, ts)) == MPI_SUCCESS && !done; i++) {
-    if (i < 64) continue;
-    sched_yield();
-    if ((i & 1023) != 64) continue;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    if (!t0.tv_sec) t0 = now;
-    else if (now.tv_sec - t0.tv_sec >= 10) {
-      static _Atomic int warned;
-      if (!atomic_exchange(&warned, 1))
-        hrace__warn("a receive has waited 10 s for the clock tail of its message from rank %d "
-                    "(tag %d on the shadow of communicator %u); still waiting", src, tag, rec->id);
-      t0.tv_sec = now.tv_sec + 1000000;   /* once per receive */
-    }
-  }
-  return rc;
+  tail_wait_t w = { src, tag, rec };
+  return hrace__poll_wait(&r, ts, tail_late, &w);
 }
 
 /* The arrived frame h, completed with its tail: a header of this thread's (flag FULL) whose
