@@ -9,6 +9,7 @@
  * Modules are classified by file name on first sight and cached by address range; only
  * copies that touch tracked memory get here (the cold path of intercept.c). */
 #include "access/mpicode.h"
+#include "report/report.h"
 
 #include <execinfo.h>
 #include <link.h>
@@ -116,6 +117,10 @@ uintptr_t hrace__caller_slow(uintptr_t pc) {
 struct hrace_code_range hrace__inst[MAX_INST];
 _Atomic int hrace__ninst;
 
+static unsigned instrumented_modules(void) {
+  return (unsigned)atomic_load_explicit(&hrace__ninst, memory_order_acquire);
+}
+
 void hrace__module_instrumented(uintptr_t pc) {
   if (hrace__pc_instrumented(pc)) return;
   want_t w = { .pc = pc };
@@ -128,4 +133,5 @@ void hrace__module_instrumented(uintptr_t pc) {
     atomic_store_explicit(&hrace__ninst, n + 1, memory_order_release);
   }
   pthread_mutex_unlock(&mu);
+  hrace__report_set_instrumented(instrumented_modules);
 }

@@ -18,6 +18,7 @@
 #include "access/mpicode.h"
 #include "access/thread.h"
 #include "clocks/shadow.h"
+#include "report/report.h"
 #include "core/race.h"
 #include "core/runtime.h"
 #include "rma/buffers.h"
@@ -161,6 +162,7 @@ void hrace__access_more(uintptr_t a, unsigned n, uint16_t flags, uint16_t op, ui
 HOOK void __tsan_init(void) {
   hrace__athread();
   hrace__module_instrumented(HRACE_RET_ADDR());
+  hrace__report_process();   /* checked with or without MPI: report at exit */
 }
 
 /* The shadow call stack (stack.h). The ring keeps the innermost HRACE_SSTACK frames, so a

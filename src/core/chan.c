@@ -511,6 +511,21 @@ int hrace__chan_init(void) {
   return 0;
 }
 
+static int host_cmp(const void *a, const void *b) {
+  return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+int hrace__chan_hosts(void) {   /* once, at MPI_Init: sort the names, count the distinct */
+  const char **h = addrs ? malloc((size_t)nprocs * sizeof *h) : NULL;
+  if (!h) return 0;
+  for (int i = 0; i < nprocs; i++) h[i] = addrs[i].host;
+  qsort(h, (size_t)nprocs, sizeof *h, host_cmp);
+  int n = nprocs > 0;
+  for (int i = 1; i < nprocs; i++) n += strcmp(h[i - 1], h[i]) != 0;
+  free(h);
+  return n;
+}
+
 void hrace__chan_fini(void) {
   for (int i = 0; i < nprocs; i++) {
     if (req[i].fd >= 0) close(req[i].fd);

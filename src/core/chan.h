@@ -26,6 +26,8 @@ enum {
 /* In MPI_Init, on the initial thread, after PMPI_Init: listen, exchange addresses over
  * MPI_COMM_WORLD (collective). Returns 0, or -1 with a warning (hrace then checks nothing). */
 int hrace__chan_init(void);
+/* After hrace__chan_init: how many distinct hosts the job's ranks run on. */
+int hrace__chan_hosts(void);
 /* After the progress thread stopped: close everything. */
 void hrace__chan_fini(void);
 

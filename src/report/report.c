@@ -140,8 +140,16 @@ static size_t races_len, races_cap;
 static unsigned *race_index; /* open addressing: id, 0 = empty */
 static size_t index_cap;
 
+/* Who this process is (the "rank" record) and what it checked (the summary). */
+static hrace_rank_info_t me = { .rank = -1 };
+static char me_host[256];
+static bool header_written;  /* the "rank" record is in the file this process has open */
+static unsigned (*instrumented)(void);
+
+static void at_exit(void);
+static void halt(void);
 static pthread_once_t atexit_once = PTHREAD_ONCE_INIT;
-static void register_atexit(void) { atexit(hrace__report_finish); }
+static void register_atexit(void) { atexit(at_exit); }
 
 static const char *nz(const char *s) { return s ? s : "??"; }
 
@@ -232,6 +240,8 @@ static race_entry_t *race_add(const race_entry_t *k) {
 }
 
 /* ---- JSON output ---- */
+static void header_record(void);
+
 static void json_open(void) {
   const char *dir = hrace__opt.report_dir;
   if (json_fd >= 0 || json_failed || !dir || !*dir) return;
@@ -245,7 +255,28 @@ static void json_open(void) {
   if (json_fd < 0) {
     json_failed = true;
     hrace__warn("cannot write reports to %s: %s", path, strerror(errno));
+    return;
   }
+  if (!header_written) header_record();
+}
+
+/* The first line of every file: who wrote it. The launcher names missing ranks (0..size-1
+ * without a file), duplicated ones (one rank in two processes: two jobs in one directory) and
+ * ranks of other hosts from these records. */
+static void header_record(void) {
+  if (!me_host[0]) gethostname(me_host, sizeof me_host - 1);
+  sbuf_t b = { 0 };
+  sb_printf(&b, "{\"type\":\"rank\",\"rank\":%d,\"size\":%d,\"hosts\":%d,\"host\":", me.rank,
+            me.size, me.hosts);
+  sb_json_str(&b, me_host);
+  sb_printf(&b, ",\"pid\":%ld,\"mpi\":", (long)getpid());
+  sb_json_str(&b, me.mpi_running);
+  sb_printf(&b, ",\"mpi_built\":");
+  sb_json_str(&b, me.mpi_built);
+  sb_printf(&b, ",\"hrace\":\"%s\"}\n", HRACE_VERSION);
+  write_all(json_fd, b.p, b.len);
+  free(b.p);
+  header_written = true;
 }
 
 /* Writes one JSON line (b holds the object without its newline). */
@@ -481,16 +512,31 @@ static void install_signal_handlers(void) {
 }
 
 /* ---- entry points ---- */
-void hrace__report_init(int rank, int size) {
-  (void)size;
+void hrace__report_process(void) { pthread_once(&atexit_once, register_atexit); }
+
+void hrace__report_set_instrumented(unsigned (*count)(void)) { instrumented = count; }
+
+void hrace__report_init(const hrace_rank_info_t *info) {
   pthread_once(&atexit_once, register_atexit);
   pthread_mutex_lock(&rep_lock);
-  if (rank != rep_rank && json_fd >= 0) {
+  if (info->rank != rep_rank && json_fd >= 0) {
     close(json_fd);   /* opened under the rank-unknown name: later lines go to rank-<R> */
     json_fd = -1;
+    if (hrace__opt.report_dir && *hrace__opt.report_dir) {
+      /* Its lines belong to this rank: keep them under the rank's name (the new "rank"
+       * record written below is the file's identity from then on). */
+      char from[4096], to[4096];
+      snprintf(from, sizeof from, "%s/rank-unknown-%ld.jsonl", hrace__opt.report_dir,
+               (long)getpid());
+      snprintf(to, sizeof to, "%s/rank-%d.jsonl", hrace__opt.report_dir, info->rank);
+      rename(from, to);
+    }
   }
-  rep_rank = rank;
+  me = *info;
+  rep_rank = info->rank;
+  header_written = false;
   load_suppressions();
+  json_open();         /* now: a rank that dies before finding anything is still seen */
   pthread_mutex_unlock(&rep_lock);
   /* After MPI_Init: MPI's own handlers (Open MPI prints a backtrace) are chained behind ours. */
   static pthread_once_t signals_once = PTHREAD_ONCE_INIT;
@@ -537,6 +583,7 @@ void hrace__report_race(const hrace_report_t *r) {
     }
     limit_noted = true;
     pthread_mutex_unlock(&rep_lock);
+    if (hrace__opt.halt_on_error) halt();
     return;
   }
   e->shown = true;
@@ -549,6 +596,7 @@ void hrace__report_race(const hrace_report_t *r) {
     free(b.p);
   }
   pthread_mutex_unlock(&rep_lock);
+  if (hrace__opt.halt_on_error) halt();
 }
 
 void hrace__report_misuse(uintptr_t ret, const char *fmt, ...) {
@@ -611,13 +659,14 @@ void hrace__report_finish(void) {
   finished = true;
   unsigned n_races = (unsigned)races_len - n_suppressed;
   unsigned unreported = n_races - n_shown;
+  unsigned modules = instrumented ? instrumented() : 0;
   if (hrace__opt.report_dir && *hrace__opt.report_dir) {
     sbuf_t b = { 0 };
     json_open();
     write_counts_unlocked();
     sb_printf(&b, "{\"type\":\"summary\",\"rank\":%d,\"races\":%u,\"diagnostics\":%u,"
-                  "\"unreported\":%u,\"suppressed\":%u}", rep_rank, n_races, n_diagnostics,
-              unreported, n_suppressed);
+                  "\"unreported\":%u,\"suppressed\":%u,\"instrumented\":%u}", rep_rank,
+              n_races, n_diagnostics, unreported, n_suppressed, modules);
     json_line(&b);
     free(b.p);
   }
@@ -635,6 +684,14 @@ void hrace__report_finish(void) {
     write_all(STDERR_FILENO, b.p, b.len);
     free(b.p);
   }
+  if (hrace__opt.report_text && modules == 0 && rep_rank <= 0 && me.size > 0) {
+    /* Without the launcher (which says it once for the job): "no races" from a program built
+     * with plain mpicc must not read as a full check. */
+    static const char note[] = "hrace: note: no code of this program was built with hrace-cc: "
+      "only MPI-level checks ran (RMA operations against each other and against MPI buffers); "
+      "loads and stores were not checked\n";
+    write_all(STDERR_FILENO, note, sizeof note - 1);
+  }
   if (hrace__opt.verbosity >= 1 && supps) {
     sbuf_t b = { 0 };
     sb_reserve(&b, 0);
@@ -642,6 +699,25 @@ void hrace__report_finish(void) {
     free(b.p);
   }
   pthread_mutex_unlock(&rep_lock);
+}
+
+/* At exit: the summary, then ThreadSanitizer's convention for a run by hand: a process that
+ * found a race exits with `exitcode`. Registered when the process became one hrace reports on
+ * (MPI_Init, instrumented code, OpenMP), so handlers the program registers later run first;
+ * stdio is flushed because _exit skips what would flush it. */
+static void at_exit(void) {
+  hrace__report_finish();
+  if (hrace__opt.exitcode != 0 && hrace__report_count() > 0) {
+    fflush(NULL);
+    _exit((int)hrace__opt.exitcode);
+  }
+}
+
+/* halt_on_error: the first race ends the process, its report complete on disk. */
+static void halt(void) {
+  hrace__report_abort("halt_on_error", 0);
+  fflush(NULL);
+  _exit(hrace__opt.exitcode ? (int)hrace__opt.exitcode : 66);
 }
 
 void hrace__report_abort(const char *why, int code) {

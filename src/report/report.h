@@ -44,8 +44,25 @@ typedef struct hrace_report {
   hrace_report_side_t b;    /* the earlier access it conflicts with */
 } hrace_report_t;
 
-/* Set once after MPI_Init: this process's world rank and world size. Before that, rank -1. */
-void hrace__report_init(int rank, int size);
+/* Who wrote a report file: its first record ("type":"rank", docs/report-format.md), so that
+ * the launcher can tell a missing, duplicated or foreign rank from a clean one. */
+typedef struct hrace_rank_info {
+  int rank, size;            /* world rank and size (-1, 0 before MPI_Init or without MPI) */
+  int hosts;                 /* distinct hosts of the job (0: not known) */
+  const char *mpi_running;   /* the MPI library that runs (MPI_Get_library_version, 1st line) */
+  const char *mpi_built;     /* the MPI libhrace was compiled against */
+} hrace_rank_info_t;
+
+/* Set once after MPI_Init: this process's identity. Before that, rank -1. Opens the rank's
+ * report file at once (when report_dir is set), so a rank killed before it finds anything is
+ * still seen as a rank that started and did not finish. */
+void hrace__report_init(const hrace_rank_info_t *info);
+/* A process whose code is instrumented or that runs OpenMP, with or without MPI: its report
+ * (summary, exit status) is written at exit even if it never calls MPI_Init. Idempotent. */
+void hrace__report_process(void);
+/* Set once at start by the layer that knows: how many code modules of the program were built
+ * with hrace-cc (0: only MPI-level checks ran). Read when the summary is written. */
+void hrace__report_set_instrumented(unsigned (*count)(void));
 /* Report a race. Thread-safe; never blocks on other ranks. Duplicate (kind, a.loc, b.loc)
  * pairs (in either order) are counted, not re-printed; a race that the suppressions
  * (option `suppressions`, suppress.h) match is counted as suppressed and not shown. */

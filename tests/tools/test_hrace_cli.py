@@ -54,6 +54,13 @@ def race(id_, rank, kind, a, b, window="win0", owner=1):
             "owner": owner, "base": "0x7f0000001000", "a": a, "b": b}
 
 
+def ident(rank, size, pid=None, host="node1"):
+    """The first record of every rank file: who wrote it (docs/report-format.md)."""
+    return {"type": "rank", "rank": rank, "size": size, "hosts": 1, "host": host,
+            "pid": 1000 + rank if pid is None else pid, "mpi": "Open MPI v4.1.4",
+            "mpi_built": "Open MPI 4.1.4", "hrace": "0.1.0"}
+
+
 def write_jsonl(path, records, tail=""):
     with open(path, "w") as f:
         for r in records:
@@ -122,12 +129,14 @@ def run_tests(hrace_src, tmp):
     x = "/abs/path/x.c"
     put, load = side("MPI_Put", 0, x, 25), side("load", 1, x, 31)
     write_jsonl(os.path.join(d, "rank-0.jsonl"), [
+        ident(0, 2),
         race(1, 0, "remote", put, load),
         {"type": "race-count", "id": 1, "rank": 0, "count": 5},
         race(2, 0, "rma-rma", side("MPI_Accumulate", 0, x, 40, 4, 8, thread=1),
              side("MPI_Put", 0, x, 25, 0, 8)),
         {"type": "summary", "rank": 0, "races": 4, "diagnostics": 0, "unreported": 2}])
     write_jsonl(os.path.join(d, "rank-1.jsonl"), [
+        ident(1, 2),
         race(1, 1, "remote", load, put),                       # the same race, sides swapped
         {"type": "diagnostic", "rank": 1, "severity": "error",
          "message": "MPI_Put outside an epoch",
@@ -168,22 +177,24 @@ def run_tests(hrace_src, tmp):
     d2 = os.path.join(tmp, "broken")
     os.makedirs(d2)
     write_jsonl(os.path.join(d2, "rank-0.jsonl"), [
+        ident(0, 2),
         race(1, 0, "remote", put, load),
         "this is not JSON",
         {"type": "race", "id": 2, "kind": "remote", "a": "load", "b": put},
         race(3, 0, "origin-buffer", side("store", 0, None, 0), side("MPI_Put", 0, x, 25)),
         {"type": "summary", "rank": 0, "races": 1, "diagnostics": 0}])
     write_jsonl(os.path.join(d2, "rank-1.jsonl"),
-                [race(1, 1, "local", side("store", 1, x, 50, thread=1), side("load", 1, x, 51))],
+                [ident(1, 2),
+                 race(1, 1, "local", side("store", 1, x, 50, thread=1), side("load", 1, x, 51))],
                 tail='{"type":"race","id":2,"rank":1,"ki')       # cut off by a crash
     rc, out, errs = H("merge", d2, "--json", out_json)
     is_(66, rc, "malformed lines: still exit 66")
-    ok(re.search(r"rank-0\.jsonl:2: malformed", errs), "garbage line warned with file:line",
-       "rank-0.jsonl:2: malformed", errs)
-    ok(re.search(r"rank-0\.jsonl:3: malformed.*\"a\"", errs), "race with a malformed side warned",
-       "rank-0.jsonl:3", errs)
-    ok(re.search(r"rank-1\.jsonl:2: .*truncated", errs), "truncated last line warned",
-       "rank-1.jsonl:2 truncated", errs)
+    ok(re.search(r"rank-0\.jsonl:3: malformed", errs), "garbage line warned with file:line",
+       "rank-0.jsonl:3: malformed", errs)
+    ok(re.search(r"rank-0\.jsonl:4: malformed.*\"a\"", errs), "race with a malformed side warned",
+       "rank-0.jsonl:4", errs)
+    ok(re.search(r"rank-1\.jsonl:3: .*truncated", errs), "truncated last line warned",
+       "rank-1.jsonl:3 truncated", errs)
     ok(re.search(r"rank-1\.jsonl has no summary", errs), "rank without summary warned",
        "no summary", errs)
     kinds = sorted(json.loads(line)["kind"] for line in open(out_json))
@@ -197,7 +208,7 @@ def run_tests(hrace_src, tmp):
     os.makedirs(d3)
     for r in (0, 1):
         write_jsonl(os.path.join(d3, f"rank-{r}.jsonl"),
-                    [{"type": "summary", "rank": r, "races": 0, "diagnostics": 0}])
+                    [ident(r, 2), {"type": "summary", "rank": r, "races": 0, "diagnostics": 0}])
     rc, out, errs = H("merge", d3, "--json", out_json)
     is_((0, "hrace: no data races found (reports of 2 ranks)\n"), (rc, errs),
         "no races: exit 0, only the summary line")
@@ -205,8 +216,10 @@ def run_tests(hrace_src, tmp):
     d4 = os.path.join(tmp, "empty")
     os.makedirs(d4)
     rc, out, errs = H("merge", d4)
-    is_((0, "hrace: no rank wrote a report: nothing was checked\n"), (rc, errs.splitlines(True)[-1]),
-        "no report files: says nothing was checked, not that no race was found")
+    is_((67, "hrace: no rank wrote a report: nothing was checked\n"),
+        (rc, errs.splitlines(True)[-1]),
+        "no report files: exit 67, says nothing was checked, not that no race was found")
+    completeness_tests(H, tmp)
 
     # ---- run with fake jobs --------------------------------------------------------------------
     job = os.path.join(tmp, "fakejob.py")
@@ -225,6 +238,8 @@ rec = {"type": "race", "id": 1, "rank": 0, "kind": "remote", "window": "w", "own
        "b": {"op": "MPI_Put", "rank": 0, "thread": 0, "func": "main", "file": "/t/y.c", "line": 7,
              "offset": 0, "size": 4}}
 with open(os.path.join(d, "rank-0.jsonl"), "w") as f:
+    f.write(json.dumps({"type": "rank", "rank": 0, "size": 1, "host": "h", "pid": os.getpid()})
+            + "\n")
     if mode == "race":
         f.write(json.dumps(rec) + "\n")
     if status >= 0:
@@ -243,8 +258,9 @@ sys.exit(status)
     seen = json.load(open(envfile))
     is_(lib + ":/some/other.so", seen["LD_PRELOAD"], "run: LD_PRELOAD prepended, user's kept")
     is_(lib, seen["OMP_TOOL_LIBRARIES"], "run: OMP_TOOL_LIBRARIES is the library")
-    is_(f"verbosity=1 report_dir={seen['report_dir']} report_text=0", seen["HRACE_OPTIONS"],
-        "run: HRACE_OPTIONS keeps the user's, appends report_dir and report_text=0")
+    is_(f"verbosity=1 report_dir={seen['report_dir']} report_text=0 exitcode=0",
+        seen["HRACE_OPTIONS"],
+        "run: HRACE_OPTIONS keeps the user's, appends report_dir, report_text=0, exitcode=0")
     ok(os.path.isabs(seen["report_dir"]) and not os.path.exists(seen["report_dir"]),
        "run: report dir absolute, removed afterwards", "absolute, gone", seen["report_dir"])
     is_(1, len(open(out_json).readlines()), "run: --json has the race")
@@ -267,34 +283,144 @@ sys.exit(status)
     ok(rc == 127 and "no-such-program" in errs, "run: missing program: exit 127, named",
        "127", (rc, errs))
 
-    # A fake Open MPI launcher named mpirun: records its arguments, drops the -x pairs and runs
-    # the job. The -x options must come right after `mpirun`.
-    fakebin = os.path.join(tmp, "fakebin")
-    os.makedirs(fakebin)
-    mpirun = os.path.join(fakebin, "mpirun")
-    argvfile = os.path.join(tmp, "mpirun-argv.json")
-    with open(mpirun, "w") as f:
-        f.write(f"""#!{sys.executable}
-import json, os, sys
-args = sys.argv[1:]
-json.dump(args, open({argvfile!r}, "w"))
-while args[:1] == ["-x"]:
-    args = args[2:]
-os.execv(sys.executable, [sys.executable] + args)
-""")
-    os.chmod(mpirun, 0o755)
-    rc, out, errs = H("run", "--", "mpirun", job, "race", "0",
-                      env={"PATH": fakebin + os.pathsep + os.environ.get("PATH", "")})
-    is_(["-x", "LD_PRELOAD", "-x", "OMP_TOOL_LIBRARIES", "-x", "HRACE_OPTIONS", job, "race", "0"],
-        json.load(open(argvfile)),
-        "run: -x LD_PRELOAD -x OMP_TOOL_LIBRARIES -x HRACE_OPTIONS after mpirun")
-    is_(66, rc, "run through a launcher: race reported, exit 66")
+    launcher_tests(H, tmp, job, lib)
 
     report_tests(H, tmp, out_json)
     suppression_tests(H, tmp, job, user_env)
 
     print(f"1..{n_run}")       # plan at the end: TAP allows it, and the count is kept once
     return 1 if n_failed else 0
+
+
+def completeness_tests(H, tmp):
+    """A rank file per rank, each with one rank record and a summary, or the run fails (67)."""
+    def case(name, files):
+        d = os.path.join(tmp, name)
+        os.makedirs(d)
+        for fname, records in files.items():
+            write_jsonl(os.path.join(d, fname), records)
+        return H("merge", d)
+
+    done = {"type": "summary", "rank": 0, "races": 0, "diagnostics": 0}
+    rc, out, errs = case("missing", {"rank-0.jsonl": [ident(0, 4), done],
+                                     "rank-2.jsonl": [ident(2, 4), dict(done, rank=2)]})
+    ok(rc == 67 and "2 ranks of 4 wrote no report (ranks 1, 3)" in errs
+       and "no data races found" not in errs,
+       "missing ranks: exit 67, named, never 'no data races found'", "67 + ranks 1, 3",
+       (rc, errs))
+    rc, out, errs = case("dup", {"rank-0.jsonl": [ident(0, 1, pid=7), done, ident(0, 1, pid=8),
+                                                  done]})
+    ok(rc == 67 and "rank 0 was reported by 2 processes (pid 7 on node1, pid 8 on node1)" in errs,
+       "one rank written by two processes (two jobs, one directory): exit 67, named", "67",
+       (rc, errs))
+    rc, out, errs = case("sizes", {"rank-0.jsonl": [ident(0, 1), done],
+                                   "rank-1.jsonl": [ident(1, 2), dict(done, rank=1)]})
+    ok(rc == 67 and "disagree on the job's size (1, 2)" in errs, "two world sizes: exit 67",
+       "67", (rc, errs))
+    rc, out, errs = case("norecord", {"rank-0.jsonl": [done]})
+    ok(rc == 67 and "rank-0.jsonl has no rank record" in errs,
+       "a file without its rank record cannot count as a checked rank: exit 67", "67",
+       (rc, errs))
+    rc, out, errs = case("nosummary", {"rank-0.jsonl": [ident(0, 2), done],
+                                       "rank-1.jsonl": [ident(1, 2)]})
+    ok(rc == 67 and "rank 1 was killed" in errs and "INCOMPLETE CHECK" in errs,
+       "a rank without summary (SIGKILL): named, exit 67", "67", (rc, errs))
+    far = dict(ident(0, 4), hosts=2)
+    rc, out, errs = case("hosts", {"rank-0.jsonl": [far, done],
+                                   "rank-1.jsonl": [ident(1, 4), dict(done, rank=1)]})
+    ok(rc == 67 and ("node-local file system" in errs or "could not write" in errs),
+       "ranks missing from a multi-host job: the node-local directory is named as the likely cause",
+       "67", (rc, errs))
+    rc, out, errs = case("plain", {"rank-0.jsonl": [ident(0, 1), dict(done, instrumented=0)]})
+    ok(rc == 0 and "not built with hrace-cc: only MPI-level checks ran" in errs,
+       "a program not built with hrace-cc: one-line notice", "notice", (rc, errs))
+
+
+FAKE_LAUNCHER = r"""#include <unistd.h>
+int main(int argc, char **argv) {   /* an ELF launcher that links no MPI: runs SCRIPT */
+  char *args[64] = { PYTHON, SCRIPT };
+  for (int i = 1; i < argc && i < 60; i++) args[i + 1] = argv[i];
+  execv(PYTHON, args);
+  return 127;
+}
+"""
+
+FAKE_LAUNCHER_PY = r"""import json, os, sys
+kind, args = os.environ["FAKE_KIND"], sys.argv[1:]
+if args == ["--version"]:
+    print({"openmpi": "mpirun (Open MPI) 4.1.4", "hydra": "HYDRA build details:\n    Version: 4.0.2",
+           "slurm": "slurm 22.05.8", "other": "other-tool 1.0"}[kind])
+    sys.exit(0)
+json.dump({"argv": args, "env": {k: os.environ.get(k) for k in
+           ("LD_PRELOAD", "OMP_TOOL_LIBRARIES", "HRACE_OPTIONS")}},
+          open(os.environ["FAKE_RECORD"], "w"))
+env = dict(os.environ)
+while args and args[0].startswith("-"):          # apply the launcher's own options
+    if args[0] == "-x":
+        name, _, value = args[1].partition("=")
+        env[name] = value
+        args = args[2:]
+    elif args[0] == "-genv":
+        env[args[1]] = args[2]
+        args = args[3:]
+    elif args[0].startswith("--export="):
+        items = args[0][len("--export="):].split(",")
+        if "ALL" not in items:
+            env = {k: v for k, v in env.items() if k in ("PATH", "HOME")}
+        for item in items:
+            name, eq, value = item.partition("=")
+            if eq:
+                env[name] = value
+        args = args[1:]
+    else:
+        args = args[1:]
+os.execve(args[0], args, env)
+"""
+
+
+def launcher_tests(H, tmp, job, lib):
+    """Launchers are recognised by asking them (`--version`), get hrace's variables as their own
+    options, and never run with libhrace preloaded themselves."""
+    fakebin = os.path.join(tmp, "fakebin")
+    os.makedirs(fakebin)
+    script = os.path.join(fakebin, "launcher.py")
+    with open(script, "w") as f:
+        f.write(FAKE_LAUNCHER_PY)
+    src = os.path.join(fakebin, "launcher.c")
+    with open(src, "w") as f:
+        f.write(FAKE_LAUNCHER)
+    exe = os.path.join(fakebin, "launch")
+    cc = shutil.which("cc") or shutil.which("gcc") or shutil.which("clang")
+    p = subprocess.run([cc, f'-DPYTHON="{sys.executable}"', f'-DSCRIPT="{script}"', src, "-o", exe],
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    if not ok(p.returncode == 0, "fake launcher builds", "0", p.stdout):
+        return
+    record = os.path.join(tmp, "launch.json")
+    py = sys.executable
+    for kind in ("openmpi", "hydra", "slurm", "other"):
+        for export in ([], ["--export=NONE"]) if kind == "slurm" else ([],):
+            env = {"FAKE_KIND": kind, "FAKE_RECORD": record, "LD_PRELOAD": "/user/own.so"}
+            rc, out, errs = H("run", "--", exe, *export, py, job, "race", "0", env=env)
+            seen = json.load(open(record))
+            what = f"{kind}{' ' + export[0] if export else ''}"
+            is_(66, rc, f"launcher {what}: the job's race is found through it")
+            if kind == "other":
+                is_(lib + ":/user/own.so", seen["env"]["LD_PRELOAD"],
+                    "an unrecognised command gets the variables in its environment")
+                continue
+            is_("/user/own.so", seen["env"]["LD_PRELOAD"],
+                f"launcher {what}: runs without libhrace preloaded (the user's preload kept)")
+            argv = " ".join(seen["argv"])
+            want = {"openmpi": f"-x LD_PRELOAD={lib}:/user/own.so -x OMP_TOOL_LIBRARIES={lib} "
+                               "-x HRACE_OPTIONS=report_dir=",
+                    "hydra": f"-genv LD_PRELOAD {lib}:/user/own.so -genv OMP_TOOL_LIBRARIES {lib} "
+                             "-genv HRACE_OPTIONS report_dir=",
+                    "slurm": (f"--export=ALL,LD_PRELOAD={lib}:/user/own.so,OMP_TOOL_LIBRARIES={lib},"
+                              "HRACE_OPTIONS=report_dir=") if not export else
+                             (f"--export=LD_PRELOAD={lib}:/user/own.so,OMP_TOOL_LIBRARIES={lib},"
+                              "HRACE_OPTIONS=report_dir=")}[kind]
+            ok(argv.startswith(want), f"launcher {what}: variables passed as its own options",
+               want, argv)
 
 
 def full_race(id_, rank):
@@ -318,13 +444,13 @@ def report_tests(H, tmp, out_json):
     d = os.path.join(tmp, "full")
     os.makedirs(d)
     write_jsonl(os.path.join(d, "rank-1.jsonl"), [
-        full_race(1, 1), {"type": "race-count", "id": 1, "rank": 1, "count": 4},
+        ident(1, 2), full_race(1, 1), {"type": "race-count", "id": 1, "rank": 1, "count": 4},
         race(2, 1, "rma-rma", side("MPI_Put", 0, "/srv/app/x.c", 40),
              side("MPI_Put", 0, "/srv/app/x.c", 41), window="grid"),
         {"type": "crash", "rank": 1, "reason": "signal", "signal": 11, "code": 0, "races": 2}])
     write_jsonl(os.path.join(d, "rank-0.jsonl"),
-                [{"type": "crash", "rank": 0, "reason": "MPI_Abort", "signal": 0, "code": 3,
-                  "races": 0}])
+                [ident(0, 2), {"type": "crash", "rank": 0, "reason": "MPI_Abort", "signal": 0,
+                               "code": 3, "races": 0}])
     sarif = os.path.join(tmp, "out.sarif")
     rc, out, errs = H("merge", d, "--sarif", sarif, "--source-root", "/srv")
     is_(66, rc, "full report: exit 66")
@@ -436,7 +562,7 @@ def suppression_tests(H, tmp, job, user_env):
     rc, out, errs = H("run", "--suppressions", good, "--", sys.executable, job, "race", "0",
                       env=user_env)
     seen = json.load(open(os.path.join(tmp, "env.json")))
-    ok(seen["HRACE_OPTIONS"].endswith(f"report_text=0 suppressions={good}"),
+    ok(seen["HRACE_OPTIONS"].endswith(f"exitcode=0 suppressions={good}"),
        "run: the suppressions file goes to the runtime (absolute path)", good,
        seen["HRACE_OPTIONS"])
 

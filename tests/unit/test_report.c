@@ -1,6 +1,8 @@
 /* The report writer: races and a diagnostic into a fresh report_dir, read back as JSON lines
  * (fields, ids, dedup counts, escaping, max_reports, summary) and as text from stderr. */
 #include <fcntl.h>
+#include <stdlib.h>
+#include <sys/wait.h>
 #include <stdint.h>
 #include <unistd.h>
 
@@ -51,7 +53,7 @@ static __attribute__((noinline)) void misuse_here(void) {
 }
 
 int main(void) {
-  plan(32);
+  plan(39);
   char dir[] = "/tmp/hrace-test-report-XXXXXX";
   if (!mkdtemp(dir)) { perror("mkdtemp"); return 1; }
   char errpath[256], jsonpath[256];
@@ -69,7 +71,9 @@ int main(void) {
   dup2(efd, STDERR_FILENO);
   close(efd);
 
-  hrace__report_init(0, 2);
+  hrace_rank_info_t me = { .rank = 0, .size = 2, .hosts = 1, .mpi_running = "Open MPI v4.1.4",
+                           .mpi_built = "Open MPI 4.1.4" };
+  hrace__report_init(&me);
   hrace_report_t r1 = race("remote", "my \"win\"\\1\t", 31, 25);
   hrace__report_race(&r1);                                   /* id 1 */
   hrace_report_t r2 = race("remote", "win0", 40, 25);       /* with everything a report can say */
@@ -104,25 +108,28 @@ int main(void) {
   close(saved);
 
   read_lines(jsonpath);
-  is_int(6, nlines, "race, race, diagnostic, race, race-count, summary");
+  is_int(7, nlines, "rank, race, race, diagnostic, race, race-count, summary");
+  has(lines[0], "{\"type\":\"rank\",\"rank\":0,\"size\":2,\"hosts\":1,\"host\":\"", "rank record first");
+  has(lines[0], "\"mpi\":\"Open MPI v4.1.4\",\"mpi_built\":\"Open MPI 4.1.4\",\"hrace\":\"" HRACE_VERSION "\"}\n",
+      "rank record: MPI that ran, MPI built for, hrace version");
   for (int i = 0; i < nlines; i++) {
     size_t n = strlen(lines[i]);
     ok(n > 2 && lines[i][0] == '{' && lines[i][n - 2] == '}' && lines[i][n - 1] == '\n',
        "line %d is one object and a newline", i + 1);
   }
-  has(lines[0], "{\"type\":\"race\",\"id\":1,\"rank\":0,\"kind\":\"remote\",", "race 1");
-  has(lines[0], "\"window\":\"my \\\"win\\\"\\\\1\\t\"", "window escaped");
-  has(lines[0], "\"owner\":1,\"base\":\"0x7f0000001000\"", "race 1 owner/base");
-  has(lines[0], "\"a\":{\"op\":\"load\",\"rank\":1,\"thread\":0,\"func\":\"main\","
+  has(lines[1], "{\"type\":\"race\",\"id\":1,\"rank\":0,\"kind\":\"remote\",", "race 1");
+  has(lines[1], "\"window\":\"my \\\"win\\\"\\\\1\\t\"", "window escaped");
+  has(lines[1], "\"owner\":1,\"base\":\"0x7f0000001000\"", "race 1 owner/base");
+  has(lines[1], "\"a\":{\"op\":\"load\",\"rank\":1,\"thread\":0,\"func\":\"main\","
                 "\"file\":\"/src/dir/x.c\",\"line\":31,\"offset\":0,\"size\":4,"
                 "\"stack\":[{\"func\":\"main\",\"file\":\"/src/dir/x.c\",\"line\":31,"
                 "\"inlined\":false}],\"sync\":null}", "side a (stack of its location only)");
-  has(lines[0], "\"b\":{\"op\":\"MPI_Put\",\"rank\":0,\"thread\":2,\"func\":\"writer\","
+  has(lines[1], "\"b\":{\"op\":\"MPI_Put\",\"rank\":0,\"thread\":2,\"func\":\"writer\","
                 "\"file\":\"/src/dir/y.c\",\"line\":25,\"offset\":2,\"size\":8,\"stack\":[",
       "side b");
-  has(lines[0], "\"addr\":null,\"variable\":null,\"allocation\":null,\"hint\":null,",
+  has(lines[1], "\"addr\":null,\"variable\":null,\"allocation\":null,\"hint\":null,",
       "unknown memory and hint are null");
-  has(lines[1], "{\"type\":\"race\",\"id\":2,\"rank\":0,\"kind\":\"remote\",\"window\":\"win0\","
+  has(lines[2], "{\"type\":\"race\",\"id\":2,\"rank\":0,\"kind\":\"remote\",\"window\":\"win0\","
                 "\"owner\":1,\"base\":\"0x7f0000001000\",\"addr\":\"0x601002\","
                 "\"variable\":{\"name\":\"buf\",\"offset\":2,\"size\":40},\"allocation\":null,"
                 "\"hint\":\"rank 1's load (h.h:3) is not ordered after rank 0's MPI_Put (y.c:25)\","
@@ -132,18 +139,18 @@ int main(void) {
                 "{\"func\":\"main\",\"file\":\"/src/dir/x.c\",\"line\":40,\"inlined\":false},"
                 "{\"func\":\"start\",\"file\":\"/src/dir/x.c\",\"line\":70,\"inlined\":false}],"
                 "\"sync\":null},", "race 2: the whole line up to side b");
-  has(lines[1], "\"sync\":\"exclusive lock epoch on rank 1 (MPI_Win_lock at y.c:20)\"}}\n",
+  has(lines[2], "\"sync\":\"exclusive lock epoch on rank 1 (MPI_Win_lock at y.c:20)\"}}\n",
       "race 2: side b's sync region");
-  has(lines[2], "{\"type\":\"diagnostic\",\"rank\":0,\"severity\":\"error\","
+  has(lines[3], "{\"type\":\"diagnostic\",\"rank\":0,\"severity\":\"error\","
                 "\"message\":\"MPI_Put outside an epoch on \\\"win0\\\"\",\"func\":\"main\",",
       "diagnostic");
   char want[128];
   snprintf(want, sizeof want, "test_report.c\",\"line\":%d}", misuse_line);
-  has(lines[2], want, "diagnostic location");
-  has(lines[3], "\"id\":3,\"rank\":0,\"kind\":\"rma-rma\"", "race 3: other kind, same lines");
-  has(lines[4], "{\"type\":\"race-count\",\"id\":1,\"rank\":0,\"count\":3}", "dedup count");
-  has(lines[5], "{\"type\":\"summary\",\"rank\":0,\"races\":4,\"diagnostics\":1,\"unreported\":1,"
-                "\"suppressed\":0}",
+  has(lines[3], want, "diagnostic location");
+  has(lines[4], "\"id\":3,\"rank\":0,\"kind\":\"rma-rma\"", "race 3: other kind, same lines");
+  has(lines[5], "{\"type\":\"race-count\",\"id\":1,\"rank\":0,\"count\":3}", "dedup count");
+  has(lines[6], "{\"type\":\"summary\",\"rank\":0,\"races\":4,\"diagnostics\":1,\"unreported\":1,"
+                "\"suppressed\":0,\"instrumented\":0}",
       "summary");
 
   read_all(errpath);
@@ -166,6 +173,8 @@ int main(void) {
   has(text, want, "text diagnostic");
   has(text, "max_reports=3 reached", "text limit note");
   has(text, "hrace: rank 0: 4 distinct race(s) reported", "text summary");
+  has(text, "hrace: note: no code of this program was built with hrace-cc: only MPI-level checks "
+            "ran", "a plain-mpicc program is told that loads and stores were not checked");
   ok(strstr(text, "(50)") == NULL && strstr(text, "x.c:50") == NULL, "race 4 is not printed");
   const char *p = text;
   int blocks = 0;
@@ -179,9 +188,40 @@ int main(void) {
   hrace_report_t r5 = race("local", NULL, 60, 61);
   hrace__report_race(&r5);
   read_lines(jsonpath);
-  is_int(7, nlines, "late race appended");
-  has(lines[6], "\"id\":5,\"rank\":0,\"kind\":\"local\",\"window\":null,", "late race, null window");
+  is_int(8, nlines, "late race appended (no second rank record)");
+  has(lines[7], "\"id\":5,\"rank\":0,\"kind\":\"local\",\"window\":null,", "late race, null window");
   ok(access(errpath, F_OK) == 0, "stderr capture exists");
+
+  /* Run by hand, a process that found a race exits with `exitcode` (66, as ThreadSanitizer),
+   * whatever status the program gave exit(); with exitcode=0 (what hrace run sets) the
+   * program's own status stands. */
+  hrace__opt.report_dir = "";
+  for (int code = 66; code >= 0; code -= 66) {
+    fflush(NULL);
+    pid_t child = fork();
+    if (child == 0) {
+      hrace__opt.exitcode = code;
+      exit(3);
+    }
+    int status = 0;
+    waitpid(child, &status, 0);
+    is_int(code ? code : 3, WIFEXITED(status) ? WEXITSTATUS(status) : -1,
+           "exitcode=%d: the status of a process that found races", code);
+  }
+  /* halt_on_error: the first race ends the process with its report written. */
+  fflush(NULL);
+  pid_t child = fork();
+  if (child == 0) {
+    hrace__opt.report_dir = dir;
+    hrace__opt.halt_on_error = true;
+    hrace_report_t r6 = race("remote", "win0", 70, 71);
+    hrace__report_race(&r6);
+    _exit(0);   /* not reached */
+  }
+  int status = 0;
+  waitpid(child, &status, 0);
+  is_int(66, WIFEXITED(status) ? WEXITSTATUS(status) : -1, "halt_on_error exits 66 at the race");
+  hrace__opt.exitcode = 0;   /* this test's own status is TAP's */
 
   unlink(errpath);
   unlink(jsonpath);

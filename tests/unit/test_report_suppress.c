@@ -104,7 +104,8 @@ int main(void) {
   int saved = dup(STDERR_FILENO), efd = open(errpath, O_WRONLY | O_CREAT | O_TRUNC, 0644);
   dup2(efd, STDERR_FILENO);
   close(efd);
-  hrace__report_init(3, 4);
+  hrace_rank_info_t me = { .rank = 3, .size = 4 };
+  hrace__report_init(&me);
   hrace_report_t r = sample();
   hrace__report_race(&r);
   hrace__report_race(&r);
@@ -124,7 +125,7 @@ int main(void) {
   if (f) fclose(f);
   ok(strstr(buf, "\"window\":\"grid\"") && !strstr(buf, "\"window\":\"halo\""),
      "only the unsuppressed race is written");
-  ok(strstr(buf, "\"races\":1,\"diagnostics\":0,\"unreported\":0,\"suppressed\":1}") != NULL,
+  ok(strstr(buf, "\"races\":1,\"diagnostics\":0,\"unreported\":0,\"suppressed\":1,") != NULL,
      "summary counts the suppressed race");
   f = fopen(errpath, "r");
   n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
@@ -137,5 +138,6 @@ int main(void) {
   unlink(json);
   unlink(errpath);
   rmdir(dir);
+  hrace__opt.exitcode = 0;   /* found races on purpose: this status is TAP's */
   return tap_done();
 }
