@@ -173,6 +173,12 @@ bool hrace__options_parse(const char *spec, hrace_options_t *out, char *err, siz
     snprintf(err, errlen, "option 'transport' wants auto or tcp, got '%s'", o.transport);
     return false;
   }
+  if (strspn(o.report_id, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") !=
+      strlen(o.report_id)) {
+    snprintf(err, errlen, "option 'report_id' wants letters, digits, '_' and '-', got '%s'",
+             o.report_id);
+    return false;
+  }
   *out = o;
   return true;
 }
@@ -188,9 +194,18 @@ void hrace__options_help(void *f) {
 
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
 
+/* The user's HRACE_OPTIONS, then HRACE_RUN_OPTIONS: what `hrace run` needs every rank to
+ * have (report_dir, report_id, report_text=0, exitcode=0) travels in a variable of its own,
+ * so that a user's own `mpirun -x HRACE_OPTIONS=...` cannot drop it and lose the reports. */
 static void options_init_once(void) {
   char err[512];
-  if (!hrace__options_parse(getenv("HRACE_OPTIONS"), &hrace__opt, err, sizeof err)) {
+  const char *user = getenv("HRACE_OPTIONS"), *run = getenv("HRACE_RUN_OPTIONS");
+  size_t n_user = user ? strlen(user) : 0, n_run = run ? strlen(run) : 0;
+  char *spec = malloc(n_user + n_run + 2);
+  if (spec) snprintf(spec, n_user + n_run + 2, "%s %s", user ? user : "", run ? run : "");
+  bool good = hrace__options_parse(spec ? spec : user, &hrace__opt, err, sizeof err);
+  free(spec);
+  if (!good) {
     char msg[640];
     int n = snprintf(msg, sizeof msg, "hrace: error: HRACE_OPTIONS: %s\n", err);
     if (n < 0) n = 0;

@@ -242,14 +242,22 @@ static race_entry_t *race_add(const race_entry_t *k) {
 /* ---- JSON output ---- */
 static void header_record(void);
 
+/* <report_dir>/rank-<R>[.<report_id>].jsonl; before MPI_Init (or without MPI) the rank is
+ * not known yet: rank-unknown-<pid>[.<id>].jsonl. */
+static void report_path(char *path, size_t size, int rank) {
+  const char *id = hrace__opt.report_id, *dot = id && *id ? "." : "";
+  if (rank >= 0)
+    snprintf(path, size, "%s/rank-%d%s%s.jsonl", hrace__opt.report_dir, rank, dot, id ? id : "");
+  else
+    snprintf(path, size, "%s/rank-unknown-%ld%s%s.jsonl", hrace__opt.report_dir,
+             (long)getpid(), dot, id ? id : "");
+}
+
 static void json_open(void) {
   const char *dir = hrace__opt.report_dir;
   if (json_fd >= 0 || json_failed || !dir || !*dir) return;
   char path[4096];
-  if (rep_rank >= 0)
-    snprintf(path, sizeof path, "%s/rank-%d.jsonl", dir, rep_rank);
-  else   /* before MPI_Init (or no MPI at all): no rank yet */
-    snprintf(path, sizeof path, "%s/rank-unknown-%ld.jsonl", dir, (long)getpid());
+  report_path(path, sizeof path, rep_rank);
   mkdir(dir, 0777);   /* usually exists already (hrace run makes it); open reports failures */
   json_fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0666);
   if (json_fd < 0) {
@@ -526,9 +534,8 @@ void hrace__report_init(const hrace_rank_info_t *info) {
       /* Its lines belong to this rank: keep them under the rank's name (the new "rank"
        * record written below is the file's identity from then on). */
       char from[4096], to[4096];
-      snprintf(from, sizeof from, "%s/rank-unknown-%ld.jsonl", hrace__opt.report_dir,
-               (long)getpid());
-      snprintf(to, sizeof to, "%s/rank-%d.jsonl", hrace__opt.report_dir, info->rank);
+      report_path(from, sizeof from, -1);
+      report_path(to, sizeof to, info->rank);
       rename(from, to);
     }
   }

@@ -96,7 +96,7 @@ def run_tests(hrace_src, tmp):
 
     def H(*argv, env=None, cwd=None):
         e = dict(os.environ)
-        for k in ("HRACE_OPTIONS", "LD_PRELOAD", "OMP_TOOL_LIBRARIES"):
+        for k in ("HRACE_OPTIONS", "HRACE_RUN_OPTIONS", "LD_PRELOAD", "OMP_TOOL_LIBRARIES"):
             e.pop(k, None)
         e.update(env or {})
         p = subprocess.run([sys.executable, hrace] + list(argv), env=e, cwd=cwd,
@@ -225,10 +225,13 @@ def run_tests(hrace_src, tmp):
     job = os.path.join(tmp, "fakejob.py")
     with open(job, "w") as f:
         f.write(r'''import json, os, re, signal, sys
-opts = os.environ.get("HRACE_OPTIONS", "")
+opts = os.environ.get("HRACE_RUN_OPTIONS", "")
 d = re.findall(r"report_dir=(\S+)", opts)[-1]
+job = re.findall(r"report_id=(\S+)", opts)[-1]
 with open(os.path.join(os.path.dirname(sys.argv[0]), "env.json"), "w") as f:
-    seen = {k: os.environ.get(k) for k in ("LD_PRELOAD", "OMP_TOOL_LIBRARIES", "HRACE_OPTIONS")}
+    seen = {k: os.environ.get(k) for k in ("LD_PRELOAD", "OMP_TOOL_LIBRARIES", "HRACE_OPTIONS",
+                                          "HRACE_RUN_OPTIONS")}
+    seen["job"] = job
     seen["report_dir"] = d
     json.dump(seen, f)
 mode, status = sys.argv[1], int(sys.argv[2])
@@ -237,7 +240,7 @@ rec = {"type": "race", "id": 1, "rank": 0, "kind": "remote", "window": "w", "own
              "offset": 0, "size": 4},
        "b": {"op": "MPI_Put", "rank": 0, "thread": 0, "func": "main", "file": "/t/y.c", "line": 7,
              "offset": 0, "size": 4}}
-with open(os.path.join(d, "rank-0.jsonl"), "w") as f:
+with open(os.path.join(d, f"rank-0.{job}.jsonl"), "w") as f:
     f.write(json.dumps({"type": "rank", "rank": 0, "size": 1, "host": "h", "pid": os.getpid()})
             + "\n")
     if mode == "race":
@@ -258,9 +261,10 @@ sys.exit(status)
     seen = json.load(open(envfile))
     is_(lib + ":/some/other.so", seen["LD_PRELOAD"], "run: LD_PRELOAD prepended, user's kept")
     is_(lib, seen["OMP_TOOL_LIBRARIES"], "run: OMP_TOOL_LIBRARIES is the library")
-    is_(f"verbosity=1 report_dir={seen['report_dir']} report_text=0 exitcode=0",
-        seen["HRACE_OPTIONS"],
-        "run: HRACE_OPTIONS keeps the user's, appends report_dir, report_text=0, exitcode=0")
+    is_("verbosity=1", seen["HRACE_OPTIONS"], "run: the user's HRACE_OPTIONS reach the job as they are")
+    is_(f"report_dir={seen['report_dir']} report_id={seen['job']} report_text=0 exitcode=0",
+        seen["HRACE_RUN_OPTIONS"],
+        "run: hrace's own options travel apart, in HRACE_RUN_OPTIONS (report_dir, a job id, ...)")
     ok(os.path.isabs(seen["report_dir"]) and not os.path.exists(seen["report_dir"]),
        "run: report dir absolute, removed afterwards", "absolute, gone", seen["report_dir"])
     is_(1, len(open(out_json).readlines()), "run: --json has the race")
@@ -276,9 +280,26 @@ sys.exit(status)
     is_(128 + 9, rc, "run: job killed by SIGKILL, no race: exit 137")
     keep = os.path.join(tmp, "kept")
     rc, out, errs = H("run", "--keep", keep, "--", sys.executable, job, "race", "0")
-    ok(rc == 66 and os.path.isfile(os.path.join(keep, "rank-0.jsonl")),
+    kept = os.listdir(keep) if os.path.isdir(keep) else []
+    ok(rc == 66 and len(kept) == 1 and re.match(r"rank-0\.[0-9a-f]+\.jsonl$", kept[0]),
        "run --keep keeps the reports",
-       "rank-0.jsonl in kept dir", os.listdir(keep) if os.path.isdir(keep) else None)
+       "rank-0.<job>.jsonl in kept dir", kept)
+    rc, out, errs = H("run", "--keep", keep, "--", sys.executable, job, "none", "0")
+    ok(rc == 0 and len(os.listdir(keep)) == 2, "a second job in the kept dir: its own file, the "
+       "first job's untouched, each merged alone", "0, 2 files", (rc, os.listdir(keep), errs))
+    rc, out, errs = H("merge", keep)
+    ok(rc == 2 and "holds the reports of 2 jobs" in errs and "--job" in errs,
+       "merge of a dir with two jobs: asks for --job", "2", (rc, errs))
+    first = sorted(os.listdir(keep), key=lambda n: os.path.getmtime(os.path.join(keep, n)))[0]
+    rc, out, errs = H("merge", "--job", first.split(".")[1], keep)
+    is_(66, rc, "merge --job ID: that job's race")
+    afile = os.path.join(tmp, "afile")
+    open(afile, "w").close()
+    for bad in (afile, os.path.join(afile, "sub")):          # root may write anywhere else
+        rc, out, errs = H("run", "--keep", bad, "--", sys.executable, job, "race", "0")
+        ok(rc == 2 and "--keep" in errs and "WARNING" not in errs,
+           "--keep where no directory can be made or written: exit 2 before the job", "2",
+           (rc, errs))
     rc, out, errs = H("run", "--", os.path.join(tmp, "no-such-program"))
     ok(rc == 127 and "no-such-program" in errs, "run: missing program: exit 127, named",
        "127", (rc, errs))
@@ -352,7 +373,7 @@ if args == ["--version"]:
            "slurm": "slurm 22.05.8", "other": "other-tool 1.0"}[kind])
     sys.exit(0)
 json.dump({"argv": args, "env": {k: os.environ.get(k) for k in
-           ("LD_PRELOAD", "OMP_TOOL_LIBRARIES", "HRACE_OPTIONS")}},
+           ("LD_PRELOAD", "OMP_TOOL_LIBRARIES", "HRACE_RUN_OPTIONS")}},
           open(os.environ["FAKE_RECORD"], "w"))
 env = dict(os.environ)
 while args and args[0].startswith("-"):          # apply the launcher's own options
@@ -412,13 +433,13 @@ def launcher_tests(H, tmp, job, lib):
                 f"launcher {what}: runs without libhrace preloaded (the user's preload kept)")
             argv = " ".join(seen["argv"])
             want = {"openmpi": f"-x LD_PRELOAD={lib}:/user/own.so -x OMP_TOOL_LIBRARIES={lib} "
-                               "-x HRACE_OPTIONS=report_dir=",
+                               "-x HRACE_RUN_OPTIONS=report_dir=",
                     "hydra": f"-genv LD_PRELOAD {lib}:/user/own.so -genv OMP_TOOL_LIBRARIES {lib} "
-                             "-genv HRACE_OPTIONS report_dir=",
+                             "-genv HRACE_RUN_OPTIONS report_dir=",
                     "slurm": (f"--export=ALL,LD_PRELOAD={lib}:/user/own.so,OMP_TOOL_LIBRARIES={lib},"
-                              "HRACE_OPTIONS=report_dir=") if not export else
+                              "HRACE_RUN_OPTIONS=report_dir=") if not export else
                              (f"--export=LD_PRELOAD={lib}:/user/own.so,OMP_TOOL_LIBRARIES={lib},"
-                              "HRACE_OPTIONS=report_dir=")}[kind]
+                              "HRACE_RUN_OPTIONS=report_dir=")}[kind]
             ok(argv.startswith(want), f"launcher {what}: variables passed as its own options",
                want, argv)
 
@@ -542,6 +563,16 @@ def suppression_tests(H, tmp, job, user_env):
             f.write(text)
         return path
 
+    fifo = os.path.join(tmp, "supp.fifo")
+    os.mkfifo(fifo)
+    for path, what in ((fifo, "a FIFO"), ("/dev/zero", "a device"), (tmp, "a directory")):
+        rc, out, errs = H("merge", "--suppressions", path, tmp)
+        ok(rc == 2 and f"it is {what}, not a regular file" in errs and "Traceback" not in errs,
+           f"--suppressions naming {what}: exit 2 at once, no hang", "2", (rc, errs))
+    rc, out, errs = H("run", "--", sys.executable, job, "race", "0",
+                      env={"TMPDIR": os.path.join(tmp, "no-such-dir")}, cwd="/proc")
+    ok(rc == 2 and "cannot create a report directory" in errs and "Traceback" not in errs,
+       "a TMPDIR that does not exist: one line, exit 2", "2", (rc, errs))
     for text, want in (("window:halo\nfunctions:foo\n", ":2: unknown suppression kind 'functions'"),
                        ("\n# c\nfoo\n", ":3: expected KIND:PATTERN"),
                        ("function:\n", ":1: empty pattern"),
@@ -562,9 +593,9 @@ def suppression_tests(H, tmp, job, user_env):
     rc, out, errs = H("run", "--suppressions", good, "--", sys.executable, job, "race", "0",
                       env=user_env)
     seen = json.load(open(os.path.join(tmp, "env.json")))
-    ok(seen["HRACE_OPTIONS"].endswith(f"exitcode=0 suppressions={good}"),
+    ok(seen["HRACE_RUN_OPTIONS"].endswith(f"exitcode=0 suppressions={good}"),
        "run: the suppressions file goes to the runtime (absolute path)", good,
-       seen["HRACE_OPTIONS"])
+       seen["HRACE_RUN_OPTIONS"])
 
     # merge: four races, each rule must take exactly its own.
     d = os.path.join(tmp, "supp-reports")

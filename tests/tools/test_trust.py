@@ -23,7 +23,7 @@ import tempfile
 n_run = n_failed = 0
 ENV = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
            OMPI_MCA_rmaps_base_oversubscribe="1")
-for k in ("HRACE_OPTIONS", "LD_PRELOAD", "OMP_TOOL_LIBRARIES"):
+for k in ("HRACE_OPTIONS", "HRACE_RUN_OPTIONS", "LD_PRELOAD", "OMP_TOOL_LIBRARIES"):
     ENV.pop(k, None)
 
 RACY = r"""
@@ -143,6 +143,12 @@ def flavour_tests(build, tmp, name, mpicc, mpirun, launchers):
     ok(rc == 0 and out.count("only MPI-level checks ran") == 1,
        f"{name}: ... and once by hand ({rc})", out)
 
+    # The user's own HRACE_OPTIONS on the launcher's command line cannot drop hrace run's.
+    rc, out = run([hrace, "run", "--", mpirun, "-np", "2"] + fwd("HRACE_OPTIONS", "verbosity=0")
+                  + [app, "race"])
+    ok(rc == 66 and "INCOMPLETE" not in out and "no rank wrote" not in out,
+       f"{name}: a user's own launcher option HRACE_OPTIONS=... keeps the reports ({rc})", out)
+
     # Launchers by their Debian names, recognised by asking them: races found through each.
     for launcher in launchers:
         if not shutil.which(launcher):
@@ -166,10 +172,6 @@ def main():
                       ["mpirun.openmpi", "mpiexec.openmpi", "mpiexec"])
         mpich = os.path.join(build, "mpich")
         if os.path.isfile(os.path.join(mpich, "lib", "libhrace.so")) and shutil.which("mpicc.mpich"):
-            if not os.path.exists(os.path.join(mpich, "bin", "hrace")):
-                os.makedirs(os.path.join(mpich, "bin"), exist_ok=True)
-                for tool in ("hrace", "hrace-cc"):
-                    shutil.copy(os.path.join(build, "bin", tool), os.path.join(mpich, "bin", tool))
             flavour_tests(mpich, tmp, "mpich", "mpicc.mpich", "mpirun.mpich",
                           ["mpiexec.hydra", "mpiexec.mpich"])
             # The wrong MPI: each library stops the other MPI's program at MPI_Init.
