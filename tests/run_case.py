@@ -389,6 +389,20 @@ def _basenames(x):
     return x
 
 
+def build_info(build):
+    """The key=value lines of BUILD/lib/libhrace.build (docs/mpi.md); {} without it."""
+    info = {}
+    try:
+        with open(os.path.join(build, "lib", "libhrace.build")) as f:
+            for line in f:
+                key, sep, value = line.rstrip("\n").partition("=")
+                if sep:
+                    info[key] = value
+    except OSError:
+        pass
+    return info
+
+
 def reported_diagnostics(report_dir, case_base, companions=()):
     """Lines of this case's file at which the ranks' own report files have a misuse diagnostic
     (the launcher's merged --json carries races only); in a companion file, "FILE:LINE"."""
@@ -501,8 +515,13 @@ def main():
                 "OMPI_MCA_rmaps_base_oversubscribe": "1"})
     env.update(case.env)
 
-    # Compile.
-    running = "mpich" if "mpich" in env.get("HRACE_MPICC", "mpicc") else "openmpi"
+    # Compile. The MPI is the build's (lib/libhrace.build: hrace-cc uses its wrappers), unless
+    # HRACE_MPICC names another.
+    built = build_info(build)
+    if env.get("HRACE_MPICC"):
+        running = "mpich" if "mpich" in env["HRACE_MPICC"] else "openmpi"
+    else:
+        running = built.get("mpi", "openmpi")
     if case.mpi and case.mpi != running:
         for _ in range(planned(case, repeat)):
             tap.skip(f"{case.name}", f"meant for {case.mpi}, this run uses {running}")
@@ -547,7 +566,7 @@ def main():
 
     # Run, `repeat` times.
     tap.todo = case.todo
-    mpirun = os.environ.get("HRACE_TEST_MPIRUN", "mpirun")
+    mpirun = os.environ.get("HRACE_TEST_MPIRUN") or built.get("mpiexec", "mpirun")
     want_status = RACE_EXIT if case.expect == "race" else 0
     case_base = os.path.basename(case_path)
     outcomes = []
