@@ -35,3 +35,23 @@ def launcher_env(env=None):
     env.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
                OMPI_MCA_rmaps_base_oversubscribe="1")
     return env
+
+
+def launch(info, *segments):
+    """The launcher command of INFO's MPI for one job of SEGMENTS, each (nprocs, {NAME: VALUE}
+    for those ranks, argv); several segments make an MPMD launch. Open MPI: `-np N -x NAME=VALUE
+    argv`; MPICH's hydra: `-n N -env NAME VALUE argv`; segments joined by `:`."""
+    cmd = [info["mpiexec"]]
+    for i, (n, env, argv) in enumerate(segments):
+        if i:
+            cmd.append(":")
+        if info["mpi"] == "mpich":
+            cmd += ["-n", str(n)]
+            for k, v in env.items():
+                cmd += ["-env", k, v]
+        else:
+            cmd += ["-np", str(n)]
+            for k, v in env.items():
+                cmd += ["-x", f"{k}={v}"]
+        cmd += list(argv)
+    return cmd
