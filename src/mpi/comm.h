@@ -6,6 +6,7 @@
 #define HRACE_MPI_COMM_H
 #include <mpi.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdint.h>
 #include "clocks/vc.h"
 

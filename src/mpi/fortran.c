@@ -1,26 +1,39 @@
-/* Fortran MPI calls on Open MPI.
+/* Fortran MPI calls that bypass the C symbols.
  *
- * MPICH's Fortran bindings call the C symbols (MPI_Send), so hrace's wrappers see them. Open
- * MPI's call the profiling symbols: `mpi_send_` (use mpif.h / use mpi) and `mpi_send_f08_`
- * (use mpi_f08, through ompi_send_f) convert their arguments and then call PMPI_Send through
- * the procedure linkage table of libmpi_mpifh.so. A Fortran program therefore bypassed hrace
- * completely: no window was known, no message was framed, no edge recorded.
+ * A Fortran binding converts its arguments and then calls the C library. Where it calls the C
+ * symbol (MPI_Send), hrace's wrapper sees the call like a C caller's; where it calls the
+ * profiling symbol (PMPI_Send), the call bypassed hrace completely: no window known, no
+ * message framed, no edge recorded. Which bindings do that:
+ *  - Open MPI 4.1: all of them. `mpi_send_` (mpif.h / use mpi) and `mpi_send_f08_` (use
+ *    mpi_f08, through ompi_send_f) call PMPI_Send through the procedure linkage table of
+ *    libmpi_mpifh.so (and of the use-mpi libraries).
+ *  - MPICH 4.0: `mpif.h` / `use mpi` (`mpi_send_`) call the C symbols, and so do the `use
+ *    mpi_f08` routines with a choice buffer (`mpi_send_f08ts_`, `mpi_put_f08ts_`, through a
+ *    C-descriptor helper); the other `use mpi_f08` routines (`mpi_init_f08_`,
+ *    `mpi_win_fence_f08_`, `mpi_wait_f08_`, `mpi_win_allocate_f08_`, `mpi_barrier_f08_`, ...)
+ *    call PMPI_* through the PLT of libmpichfort.so. A `use mpi_f08` main program never ran
+ *    hrace's MPI_Init, so nothing of it was checked; with MPI_Init from C, its fences, waits
+ *    and window allocations were missed. In libmpichfort only those f08 routines (and their
+ *    PMPI twins `pmpir_*_f08_`, which share the PLT slots) call PMPI_ functions hrace wraps.
  *
- * Instead of writing (or generating) a second set of wrappers that re-implement Open MPI's
+ * Instead of writing (or generating) a second set of wrappers that re-implement the MPIs'
  * Fortran conversions (handles, statuses, MPI_BOTTOM / MPI_IN_PLACE sentinels, 1-based
- * indices of Waitany...), hrace points those PLT slots at its own C wrappers: a slot bound to
- * PMPI_X is rewritten to hrace's MPI_X when libhrace defines MPI_X. Open MPI's binding still
- * does every conversion; the C wrapper then sees exactly what a C caller would have passed,
- * and reports the Fortran line (the wrapper's return address lies in libmpi_mpifh, so
- * access/mpicode.h walks the stack to the application's frame).
+ * indices of Waitany, f08 derived types and descriptors...), hrace points those PLT slots at
+ * its own C wrappers: a slot bound to PMPI_X is rewritten to hrace's MPI_X when libhrace
+ * defines MPI_X. The MPI's binding still does every conversion; the C wrapper then sees
+ * exactly what a C caller would have passed, and reports the Fortran line (the wrapper's
+ * return address lies in the binding library, so access/mpicode.h walks the stack to the
+ * application's frame).
  *
- * Only Open MPI's Fortran binding libraries are touched (by file name), only slots of
- * functions hrace wraps, and only once each: at load, before the program can call MPI_Init,
- * and again at MPI_Init for bindings opened later with dlopen. */
+ * Only the Fortran binding libraries are touched (by file name), only slots of functions hrace
+ * wraps, and only once each: at load, before the program can call MPI_Init, and again at
+ * MPI_Init for bindings opened later with dlopen. HRACE_NO_FORTRAN_ROUTE=1 (for tests: a race
+ * case must fail without the routing) leaves every slot alone. */
 #include <dlfcn.h>
 #include <elf.h>
 #include <link.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -31,6 +44,7 @@
 
 static const char *const binding_libs[] = {
   "libmpi_mpifh.so", "libmpi_usempif08.so", "libmpi_usempi_ignore_tkr.so", "libmpi_usempi.so",
+  "libmpichfort.so",
 };
 
 static int is_binding(const char *path) {
@@ -95,7 +109,7 @@ static int patch_one(struct dl_phdr_info *info, size_t size, void *arg) {
     if (*slot == fn) continue;
     int prot = unprotect(info, (uintptr_t)slot, sizeof *slot);
     if (prot < 0) {
-      hrace__warn("cannot route Open MPI's Fortran %s through hrace (mprotect failed): Fortran "
+      hrace__warn("cannot route the Fortran binding's %s through hrace (mprotect failed): Fortran "
                   "MPI calls of %s are not checked", name + 1, info->dlpi_name);
       return 0;
     }
@@ -111,6 +125,8 @@ static int patch_one(struct dl_phdr_info *info, size_t size, void *arg) {
 
 int hrace__fortran_route(void) {
   int patched = 0;
+  const char *off = getenv("HRACE_NO_FORTRAN_ROUTE");
+  if (off && *off && strcmp(off, "0")) return 0;
   dl_iterate_phdr(patch_one, &patched);
   return patched;
 }

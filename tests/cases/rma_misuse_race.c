@@ -1,16 +1,19 @@
 /* hrace-test
  * ranks: 2
  * expect: race
- * pair: 41 45
- * diagnostic: 32
- * diagnostic: 33
- * diagnostic: 34
+ * pair: 44 48
  * diagnostic: 35
  * diagnostic: 36
  * diagnostic: 37
+ * diagnostic: 38
  * diagnostic: 39
  * diagnostic: 40
+ * diagnostic: 42
+ * diagnostic: 43
+ * mpi: openmpi
  */
+/* Open MPI only: MPICH accepts the put beyond the target's window that Open MPI refuses (the
+ * misuse at line 45 here), and it then races with the load as well. */
 /* Misuse of MPI that hrace diagnoses (with rank and line) before MPI answers it with an error
  * (the window's error handler returns errors here): an operation outside any epoch, to a rank
  * outside the window's group, beyond the target's window, an unlock and a flush without a lock,

@@ -1,7 +1,10 @@
 /* hrace-test
  * ranks: 2
  * expect: no-race
+ * mpi: openmpi
  */
+/* Open MPI only: a target that spins on its window without calling MPI never sees MPICH's
+ * puts (with or without hrace), so on MPICH the job never ends. */
 /* Twin of rma_poll_race with the annotations of include/hrace.h (seed 001 Sec. IV-F): rank 0
  * signals the flag's resource after the data is complete and before it sets the flag; rank 1
  * waits on it after seeing the flag. The data is then ordered, and the flag, being a declared

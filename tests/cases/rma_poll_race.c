@@ -1,9 +1,12 @@
 /* hrace-test
  * ranks: 2
  * expect: race
- * pair: 25 29
- * pair: 23 31
+ * pair: 28 32
+ * pair: 26 34
+ * mpi: openmpi
  */
+/* Open MPI only: a target that spins on its window without calling MPI never sees MPICH's
+ * puts (with or without hrace), so on MPICH the job never ends. */
 /* Polling a flag in a window, without annotation: rank 0 puts the data, flushes, puts the
  * flag; rank 1 spins on its flag and then reads the data. Seeing the flag's new value orders
  * nothing (DESIGN: data never orders), so both the flag and the data race. */

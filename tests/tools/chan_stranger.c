@@ -5,7 +5,7 @@
 #include <unistd.h>
 
 int main(int argc, char **argv) {
-  int rank, *x, v = 7;
+  int rank, *x, v = 7, got = -1;
   MPI_Win win;
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -20,7 +20,14 @@ int main(int argc, char **argv) {
     MPI_Win_unlock(1, win);
   }
   MPI_Barrier(MPI_COMM_WORLD);
-  if (rank == 1) printf("got %d\n", *x);
+  /* Read back with MPI_Get: on this machine's MPICH 4.0.2 (ch4:ucx) a put never shows in the
+   * target's own loads, even after a fence or Win_sync, though a Get sees it. */
+  if (rank == 1) {
+    MPI_Win_lock(MPI_LOCK_SHARED, 1, 0, win);
+    MPI_Get(&got, 1, MPI_INT, 1, 0, 1, MPI_INT, win);
+    MPI_Win_unlock(1, win);
+    printf("got %d\n", got);
+  }
   MPI_Win_free(&win);
   MPI_Finalize();
   return 0;

@@ -10,15 +10,20 @@ import sys
 import tempfile
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import hrace_build  # noqa: E402
+
 build = os.path.abspath(sys.argv[1])
+info = hrace_build.build_info(build)   # the build's MPI: its mpicc and launcher
 here = os.path.dirname(os.path.abspath(__file__))
 work = tempfile.mkdtemp(prefix="hrace-stranger-")
 exe = os.path.join(work, "chan_stranger")
-subprocess.run(["mpicc", "-o", exe, os.path.join(here, "chan_stranger.c")], check=True)
+subprocess.run([info["mpicc"], "-o", exe, os.path.join(here, "chan_stranger.c")], check=True)
 env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
            HRACE_OPTIONS="report_text=0")
-p = subprocess.Popen(["mpirun", "-np", "2", "-x", "LD_PRELOAD=" + os.path.join(build, "lib", "libhrace.so"),
-                      "-x", "HRACE_OPTIONS", exe], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+p = subprocess.Popen(hrace_build.launch(info, (2, {"LD_PRELOAD": os.path.join(build, "lib", "libhrace.so"),
+                                                   "HRACE_OPTIONS": "report_text=0"}, [exe])),
+                     stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                      env=env, text=True, start_new_session=True)
 p.stdout.readline()   # "ready": both ranks listen
 names = []

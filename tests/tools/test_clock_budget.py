@@ -77,12 +77,16 @@ int main(int argc, char **argv) {
 }
 """
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import hrace_build  # noqa: E402
+
 build = os.path.abspath(sys.argv[1])
+info = hrace_build.build_info(build)   # the build's MPI: its mpicc and launcher
 work = tempfile.mkdtemp(prefix="hrace-budget-")
 exe = os.path.join(work, "hdr")
 with open(exe + ".c", "w") as f:
     f.write(SRC)
-subprocess.run(["mpicc", "-o", exe, exe + ".c", "-lpthread"], check=True)
+subprocess.run([info["mpicc"], "-o", exe, exe + ".c", "-lpthread"], check=True)
 lib = os.path.join(build, "lib", "libhrace.so")
 turns = os.path.join(work, "turns")
 with open(turns + ".c", "w") as f:
@@ -94,9 +98,10 @@ subprocess.run([os.path.join(build, "bin", "hrace-cc"), "-fopenmp", "-o", turns,
 def run(level, options, threads="8"):
     env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
                HRACE_OPTIONS="report_text=0,verbosity=1" + options, OMP_NUM_THREADS=threads)
-    p = subprocess.run(["mpirun", "-np", "2", "-x", "LD_PRELOAD=" + lib, "-x", "HRACE_OPTIONS",
-                        "-x", "OMP_NUM_THREADS", exe, level], capture_output=True, text=True,
-                       env=env, timeout=120)
+    p = subprocess.run(hrace_build.launch(info, (2, {"LD_PRELOAD": lib,
+                                                     "HRACE_OPTIONS": env["HRACE_OPTIONS"],
+                                                     "OMP_NUM_THREADS": threads}, [exe, level])),
+                       capture_output=True, text=True, env=env, timeout=120)
     words = p.stdout.split()
     n = int(words[1]) if len(words) == 2 and words[0] == "bytes" else -1
     m = re.search(r"rank 0: note: clock tails sent: (\d+) \((\d+) bytes\)", p.stderr)
@@ -143,11 +148,11 @@ checks.append((n == 12 + 4 * 2 * 8 and WARN not in err,
 # wire_slots (1 here, the default), and rank 0 says so.
 env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
            OMP_NUM_THREADS="8")
-p = subprocess.run(["mpirun", "-np", "1", "-x", "LD_PRELOAD=" + lib, "-x", "OMP_NUM_THREADS",
-                    "-x", "HRACE_OPTIONS=report_text=0,wire_slots=0", exe, "multiple", ":",
-                    "-np", "1", "-x", "LD_PRELOAD=" + lib, "-x", "OMP_NUM_THREADS",
-                    "-x", "HRACE_OPTIONS=report_text=0", exe, "multiple"],
-                   capture_output=True, text=True, env=env, timeout=120)
+p = subprocess.run(hrace_build.launch(
+    info, (1, {"LD_PRELOAD": lib, "OMP_NUM_THREADS": "8",
+               "HRACE_OPTIONS": "report_text=0,wire_slots=0"}, [exe, "multiple"]),
+    (1, {"LD_PRELOAD": lib, "OMP_NUM_THREADS": "8", "HRACE_OPTIONS": "report_text=0"},
+     [exe, "multiple"])), capture_output=True, text=True, env=env, timeout=120)
 words = p.stdout.split()
 n = int(words[1]) if len(words) == 2 and words[0] == "bytes" else -1
 err = p.stderr
@@ -156,7 +161,7 @@ checks.append((p.returncode == 0 and n == 12 + 4 * 2 and "different wire_slots o
                f"bytes, and rank 0 warns (got exit {p.returncode}, {n})"))
 env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
            HRACE_OPTIONS="report_text=0,verbosity=1", OMP_NUM_THREADS="4")
-p = subprocess.run([os.path.join(build, "bin", "hrace"), "run", "--", "mpirun", "-np", "2", turns],
+p = subprocess.run([os.path.join(build, "bin", "hrace"), "run", "--", info["mpiexec"], "-np", "2", turns],
                    capture_output=True, text=True, env=env, timeout=120, cwd=work)
 m = re.search(r"rank 0: note: clock tails sent: (\d+) \((\d+) bytes\)", p.stderr)
 tails = (int(m.group(1)), int(m.group(2))) if m else None

@@ -27,16 +27,20 @@ int main(int argc, char **argv) {
 """
 WANT = "MPI_Init has waited 10 s for the other ranks' hrace"
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import hrace_build  # noqa: E402
+
 build = os.path.abspath(sys.argv[1])
+info = hrace_build.build_info(build)   # the build's MPI: its mpicc and launcher
 work = tempfile.mkdtemp(prefix="hrace-partial-")
 exe = os.path.join(work, "partial")
 with open(exe + ".c", "w") as f:
     f.write(SRC)
-subprocess.run(["mpicc", "-o", exe, exe + ".c"], check=True)
+subprocess.run([info["mpicc"], "-o", exe, exe + ".c"], check=True)
 env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
            HRACE_OPTIONS="report_text=0")
 lib = os.path.join(build, "lib", "libhrace.so")
-p = subprocess.Popen(["mpirun", "-np", "1", "-x", "LD_PRELOAD=" + lib, exe, ":", "-np", "1", exe],
+p = subprocess.Popen(hrace_build.launch(info, (1, {"LD_PRELOAD": lib}, [exe]), (1, {}, [exe])),
                      stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env,
                      start_new_session=True)
 err, seen, t0 = "", False, time.time()
