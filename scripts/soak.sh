@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# scripts/soak.sh N [BUILD_DIR] [-- CTEST ARGS...]: run the suite N times (CTest, -j2 unless the
+# arguments say otherwise) and list every test whose verdict ever changed. A verdict must not
+# depend on timing (hrace judges by happens-before), so any flip is a bug, of hrace or of the
+# test. Exits 1 when a test flipped, 0 when all N runs agreed (tests that failed in every run
+# are listed too, apart). Example: scripts/soak.sh 10;  scripts/soak.sh 5 build -- -L e2e
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+runs=${1:?usage: scripts/soak.sh N [BUILD_DIR] [-- CTEST ARGS...]}
+shift
+build=build
+if (($#)) && [[ $1 != -- ]]; then build=$1; shift; fi
+if (($#)) && [[ $1 == -- ]]; then shift; fi
+extra=("$@")
+((${#extra[@]})) || extra=(-j2)
+[[ $runs =~ ^[1-9][0-9]*$ ]] || { echo "soak: N must be a positive integer, got '$runs'" >&2; exit 2; }
+[[ -f $build/CTestTestfile.cmake ]] || { echo "soak: no CTest tree in $build (build it first)" >&2; exit 2; }
+
+logs=$(mktemp -d "${TMPDIR:-/tmp}/hrace-soak-XXXXXX")
+trap 'rm -rf "$logs"' EXIT
+for ((i = 1; i <= runs; i++)); do
+  ctest --test-dir "$build" "${extra[@]}" >"$logs/run-$i.log" 2>&1 || true
+  echo "soak: run $i of $runs: $(grep -E 'tests passed' "$logs/run-$i.log" | tail -1)"
+done
+
+python3 - "$logs" "$runs" <<'PY'
+import os, re, sys
+logs, runs = sys.argv[1], int(sys.argv[2])
+verdicts = {}                     # test -> [verdict per run]
+line = re.compile(r"Test\s+#\d+: (\S+) \.+\**\s*(Passed|Failed|Timeout|Not Run|Exception|\S+)")
+for i in range(1, runs + 1):
+    for m in line.finditer(open(os.path.join(logs, f"run-{i}.log"), errors="replace").read()):
+        verdicts.setdefault(m.group(1), {})[i] = m.group(2)
+flipped = {t: v for t, v in verdicts.items() if len(set(v.values())) > 1}
+always = sorted(t for t, v in verdicts.items() if set(v.values()) != {"Passed"} and t not in flipped)
+print(f"soak: {len(verdicts)} tests, {runs} runs: {len(flipped)} changed their verdict, "
+      f"{len(always)} failed in every run")
+for t in sorted(flipped):
+    print(f"  changed: {t}: " + " ".join(f"{i}:{flipped[t].get(i, '-')}" for i in range(1, runs + 1)))
+for t in always:
+    print(f"  always failing: {t}")
+sys.exit(1 if flipped or always else 0)
+PY
