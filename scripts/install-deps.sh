@@ -39,6 +39,9 @@ done
 if ((testing)) && ! python3 -c 'import jsonschema' >/dev/null 2>&1 && ! installed python3-jsonschema; then
   missing+=(python3-jsonschema)
 fi
+if ((testing)) && ! python3 -c 'import yaml' >/dev/null 2>&1 && ! installed python3-yaml; then
+  missing+=(python3-yaml)   # tests/tools/test_ci_docs.py reads docs/ci.md's CI snippets
+fi
 if ((${#missing[@]} == 0)); then
   echo "install-deps: all dependencies are installed"
   exit 0

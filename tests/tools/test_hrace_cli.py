@@ -220,6 +220,7 @@ def run_tests(hrace_src, tmp):
         (rc, errs.splitlines(True)[-1]),
         "no report files: exit 67, says nothing was checked, not that no race was found")
     completeness_tests(H, tmp)
+    ci_tests(H, tmp)
 
     # ---- run with fake jobs --------------------------------------------------------------------
     job = os.path.join(tmp, "fakejob.py")
@@ -311,6 +312,80 @@ sys.exit(status)
 
     print(f"1..{n_run}")       # plan at the end: TAP allows it, and the count is kept once
     return 1 if n_failed else 0
+
+
+def ci_tests(H, tmp):
+    """--help of every command, `--` before merge's DIR, --color, --junit (parsed), and
+    --gen-suppressions / --baseline, whose fingerprints survive moved lines and another root."""
+    for cmd in ("run", "merge", "version"):
+        rc, out, errs = H(cmd, "--help")
+        ok(rc == 0 and f"hrace {cmd}" in out and (cmd == "version" or "--exitcode" in out),
+           f"`hrace {cmd} --help`: exit 0, its options", "0", (rc, out))
+    rc, out, errs = H("--help")
+    ok(rc == 0 and "exit status" in out and "67" in out, "--help documents the exit statuses",
+       "67 in help", out)
+    src = os.path.join(tmp, "app")
+    os.makedirs(src)
+    code = ["int main(void) {", "  int x = 0;", "  load(&x);", "  put(&x);", "  other();", "}"]
+    with open(os.path.join(src, "app.c"), "w") as f:
+        f.write("\n".join(code) + "\n")
+    app = os.path.join(src, "app.c")
+
+    def rdir(name, shift=0, races=((3, 4),)):
+        d = os.path.join(tmp, name)
+        os.makedirs(d)
+        recs = [ident(0, 1)]
+        for i, (la, lb) in enumerate(races, 1):
+            recs.append(race(i, 0, "remote", side("load", 0, app, la + shift, func="main"),
+                             side("MPI_Put", 0, app, lb + shift, func="main")))
+        recs.append({"type": "summary", "rank": 0, "races": len(races), "diagnostics": 0})
+        write_jsonl(os.path.join(d, "rank-0.jsonl"), recs)
+        return d
+
+    d = rdir("ci1")
+    rc, out, errs = H("merge", "--color", "always", "--", d)
+    ok(rc == 66 and "\033[1;31m" in errs, "--color=always colours, `--` before DIR", "ESC",
+       (rc, errs))
+    rc, out, errs = H("merge", "--color", "sometimes", d)
+    ok(rc == 2 and "sometimes" in errs, "--color with a bad value: exit 2, named", "2", (rc, errs))
+    base, junit, supp = (os.path.join(tmp, n) for n in ("base.jsonl", "r.xml", "gen.supp"))
+    rc, out, errs = H("merge", "--json", base, "--junit", junit, "--gen-suppressions", supp, d)
+    import xml.etree.ElementTree as ET
+    root = ET.parse(junit).getroot()
+    cases = root.findall("./testsuite/testcase")
+    ok(rc == 66 and root.tag == "testsuites" and len(cases) == 2
+       and cases[0].find("failure") is not None and "app.c:3" in cases[0].get("name")
+       and cases[1].find("failure") is None and root.get("failures") == "1",
+       "--junit: one failing test case per race, one passing for the completeness of the check",
+       "2 cases", ET.tostring(root, encoding="unicode")[:800])
+    rules = [line for line in open(supp) if not line.startswith("#") and line.strip()]
+    is_(["file:app.c:3\n"], rules, "--gen-suppressions: a rule for the race")
+    rc, out, errs = H("merge", "--suppressions", supp, d)
+    ok(rc == 0 and "1 suppressed" in errs, "the generated rules suppress the race", "0",
+       (rc, errs))
+    fps = [json.loads(line)["fingerprint"] for line in open(base)]
+    ok(len(fps) == 1 and re.match(r"[0-9a-f]{32}$", fps[0]), "--json carries a fingerprint",
+       "hex", fps)
+    # The same race after two lines were inserted above it, reported from another copy of the
+    # sources (another --source-root): known. A new race beside it: fails the run.
+    with open(app, "w") as f:
+        f.write("\n".join(["// a new comment", "#include <stdio.h>"] + code) + "\n")
+    moved = rdir("ci2", shift=2)
+    rc, out, errs = H("merge", "--baseline", base, moved)
+    ok(rc == 0 and "1 known race" in errs and "WARNING" not in errs,
+       "--baseline: a known race moved by two lines does not fail the run", "0", (rc, errs))
+    both = rdir("ci3", shift=2, races=((3, 4), (5, 4)))
+    rc, out, errs = H("merge", "--baseline", base, "--junit", junit, both)
+    root = ET.parse(junit).getroot()
+    ok(rc == 66 and "app.c:7" in errs and "app.c:5 " not in errs and root.get("skipped") == "1",
+       "--baseline: only the new race is reported and fails the run (the known one skipped "
+       "in JUnit)", "66", (rc, errs))
+    rc, out, errs = H("merge", "--baseline", os.path.join(tmp, "nope.jsonl"), both)
+    ok(rc == 2 and "nope.jsonl" in errs, "a missing baseline: exit 2, named", "2", (rc, errs))
+    rc, out, errs = H("merge", "--junit", os.path.join(tmp, "no", "dir", "r.xml"), "--json",
+                      os.path.join(tmp, "still.jsonl"), both)
+    ok(rc == 66 and "cannot write" in errs and os.path.getsize(os.path.join(tmp, "still.jsonl")),
+       "an unwritable --junit path: named, the other outputs still written", "66", (rc, errs))
 
 
 def completeness_tests(H, tmp):
