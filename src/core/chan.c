@@ -26,8 +26,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "core/log.h"
-#include "core/options.h"
+#include "base/log.h"
+#include "base/options.h"
 #include "core/runtime.h"
 
 #define HELLO_MAGIC 0x68726368u   /* "hrch" */

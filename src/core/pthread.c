@@ -21,7 +21,8 @@
  * barrier a release then acquire, sem_post / sem_wait a release / acquire. The MPI library's
  * and libomp's internal locking is left alone: two threads that both call MPI must not look
  * ordered by the library's mutexes (the hybrid precision of docs/design.md). */
-#undef pthread_mutex_lock     /* core/libc.h: this file defines what the others call */
+#include "base/libc.h"         /* hrace__libc_mutex_lock / unlock (the testlib lacks -include) */
+#undef pthread_mutex_lock     /* base/libc.h: this file defines what the others call */
 #undef pthread_mutex_unlock
 #include <dlfcn.h>
 #include <errno.h>
@@ -61,22 +62,6 @@
     if (HRACE_UNLIKELY(!g_)) f_ = g_ = (type)dlsym(RTLD_NEXT, name);                            \
     g_;                                                                                         \
   })
-/* core/libc.h: hrace's own lock and unlock, bound to libc's on first use. */
-static int first_lock(pthread_mutex_t *m);
-static int first_unlock(pthread_mutex_t *m);
-int (*hrace__libc_mutex_lock)(pthread_mutex_t *) = first_lock;
-int (*hrace__libc_mutex_unlock)(pthread_mutex_t *) = first_unlock;
-static int first_lock(pthread_mutex_t *m) {
-  int (*f)(pthread_mutex_t *) = (int (*)(pthread_mutex_t *))dlsym(RTLD_NEXT, "pthread_mutex_lock");
-  __atomic_store_n(&hrace__libc_mutex_lock, f, __ATOMIC_RELAXED);
-  return f(m);
-}
-static int first_unlock(pthread_mutex_t *m) {
-  int (*f)(pthread_mutex_t *) = (int (*)(pthread_mutex_t *))dlsym(RTLD_NEXT, "pthread_mutex_unlock");
-  __atomic_store_n(&hrace__libc_mutex_unlock, f, __ATOMIC_RELAXED);
-  return f(m);
-}
-
 typedef int (*create_fn)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
 typedef int (*join_fn)(pthread_t, void **);
 typedef int (*detach_fn)(pthread_t);

@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "core/options.h"
+#include "base/options.h"
 #include "core/runtime.h"
 #include "rma/window.h"
 

@@ -23,8 +23,8 @@
 
 #include "access/stack.h"
 #include "clocks/exporter.h"
-#include "core/log.h"
-#include "core/options.h"
+#include "base/log.h"
+#include "base/options.h"
 
 hrace_proc_t hrace__proc = { .rank = -1, .thread_level = MPI_THREAD_MULTIPLE };
 

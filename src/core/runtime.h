@@ -13,14 +13,9 @@
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include "base/compiler.h"
 #include "clocks/access.h"
 #include "clocks/vc.h"
-
-#define HRACE_EXPORT __attribute__((visibility("default")))
-#define HRACE_LIKELY(x) __builtin_expect(!!(x), 1)
-#define HRACE_UNLIKELY(x) __builtin_expect(!!(x), 0)
-#define HRACE_COLD __attribute__((noinline, cold))
-#define HRACE_RET_ADDR() ((uintptr_t)__builtin_return_address(0))
 
 /* Labels of accesses (hrace_access_t.op). */
 #define HRACE_OPS(X) \

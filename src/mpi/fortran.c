@@ -26,7 +26,7 @@
 #include <unistd.h>
 
 #include "access/mpicode.h"
-#include "core/log.h"
+#include "base/log.h"
 #include "mpi/handlers.h"
 
 static const char *const binding_libs[] = {

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 
 #include "core/chan.h"
-#include "core/log.h"
+#include "base/log.h"
 #include "core/runtime.h"
 #include "mpi/comm.h"
 #include "mpi/posted.h"

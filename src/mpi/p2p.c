@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/log.h"
+#include "base/log.h"
 #include "core/runtime.h"
 #include "mpi/frame.h"
 #include "mpi/handlers.h"

@@ -24,7 +24,7 @@
 #include <string.h>
 
 #include "core/chan.h"
-#include "core/log.h"
+#include "base/log.h"
 #include "core/runtime.h"
 #include "mpi/msgrace.h"
 #include "mpi/posted.h"

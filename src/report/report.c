@@ -17,8 +17,8 @@
 
 #include <signal.h>
 
-#include "core/log.h"
-#include "core/options.h"
+#include "base/log.h"
+#include "base/options.h"
 #include "report/suppress.h"
 
 /* ---- a growable string buffer (one per message) ---- */

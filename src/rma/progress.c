@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "core/chan.h"
-#include "core/log.h"
+#include "base/log.h"
 #include "core/race.h"
 #include "core/runtime.h"
 #include "mpi/posted.h"

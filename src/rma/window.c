@@ -11,7 +11,7 @@
 #include <string.h>
 #include <time.h>
 #include "access/filter.h"
-#include "core/log.h"
+#include "base/log.h"
 #include "core/runtime.h"
 #include "mpi/sync.h"
 #include "rma/buffers.h"

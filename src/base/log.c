@@ -1,7 +1,7 @@
 /* Tool-internal messages on stderr ("hrace: rank R: note: ..."). Each message is formatted
  * into one buffer and handed to a single write(2), so lines from concurrent threads and ranks
  * sharing a terminal or pipe do not interleave (writes up to PIPE_BUF are atomic on pipes). */
-#include "core/log.h"
+#include "base/log.h"
 
 #include <errno.h>
 #include <stdarg.h>
