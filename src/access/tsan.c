@@ -15,7 +15,7 @@
 #include <stdlib.h>
 
 #include "access/check.h"
-#include "access/mpicode.h"
+#include "core/mpicode.h"
 #include "access/thread.h"
 #include "clocks/shadow.h"
 #include "core/race.h"

@@ -15,7 +15,7 @@
  * threads (the progress thread) are created without records.
  *
  * Locks, condition variables, barriers and semaphores are modelled for the application's own
- * calls only (the caller is an instrumented module, access/mpicode.h), as TSan does: a lock is
+ * calls only (the caller is an instrumented module, core/mpicode.h), as TSan does: a lock is
  * an acquire of the object's clock, an unlock a release into it (before the real unlock, while
  * the caller still holds it), a condition wait a release and re-acquire of its mutex, a
  * barrier a release then acquire, sem_post / sem_wait a release / acquire. The MPI library's
@@ -32,7 +32,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "access/mpicode.h"
+#include "core/mpicode.h"
 #include "core/runtime.h"
 
 /* The unit tests link a static copy of the runtime into each test program: there the

@@ -10,12 +10,9 @@
 #include <string.h>
 #include "base/options.h"
 #include "core/runtime.h"
+#include "core/stack.h"
 #include "rma/window.h"
 
-/* The stack table of the access layer (src/access/stack.h, issue 6): the interned call stack
- * `id` as return addresses, innermost first, without the access's own pc. Weak until that
- * module is linked in: a null function means no stacks yet. */
-extern unsigned hrace__stack_get(uint32_t id, const uintptr_t **pcs) __attribute__((weak));
 
 /* ---- interned remote sites (with the origin's frames, when it sent them) ---- */
 typedef struct site {
@@ -91,7 +88,7 @@ void hrace__race_side_frames(hrace_report_side_t *s, uint32_t stack, uintptr_t p
     n = 1;
   }
   const uintptr_t *pcs = NULL;
-  unsigned npcs = stack && hrace__stack_get ? hrace__stack_get(stack, &pcs) : 0;
+  unsigned npcs = stack ? hrace__stack_get(stack, &pcs) : 0;
   /* The stack ends at main: the C runtime's frames below it say nothing about the race. */
   for (unsigned i = 0; i < npcs && n < max && strcmp(s->frames[n - 1].loc.func, "main"); i++)
     if (pcs[i] != pc) n += hrace__symbolize_frames(pcs[i], s->frames + n, max - n);

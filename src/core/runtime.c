@@ -21,10 +21,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "access/stack.h"
-#include "clocks/exporter.h"
 #include "base/log.h"
 #include "base/options.h"
+#include "clocks/exporter.h"
+#include "core/stack.h"
 
 hrace_proc_t hrace__proc = { .rank = -1, .thread_level = MPI_THREAD_MULTIPLE };
 
@@ -413,7 +413,7 @@ hrace_aid_t hrace__local_access(uintptr_t pc, uint16_t flags, uint16_t op, uint3
     return t->cache[slot].id;
   hrace_access_t a = {
     .exporter = c->idx, .flags = flags, .op = op, .atomic_class = atomic_class,
-    .rank = hrace__proc.rank, .thread = t->tid, .pc = pc, .stack = hrace__stack_capture_at(pc),
+    .rank = hrace__proc.rank, .thread = t->tid, .pc = pc, .stack = hrace__stack_capture_hook ? hrace__stack_capture_hook(pc) : 0,
     .sync = c->region,
   };
   atomic_init(&a.clk, epoch);

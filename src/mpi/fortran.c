@@ -12,7 +12,7 @@
  * PMPI_X is rewritten to hrace's MPI_X when libhrace defines MPI_X. Open MPI's binding still
  * does every conversion; the C wrapper then sees exactly what a C caller would have passed,
  * and reports the Fortran line (the wrapper's return address lies in libmpi_mpifh, so
- * access/mpicode.h walks the stack to the application's frame).
+ * core/mpicode.h walks the stack to the application's frame).
  *
  * Only Open MPI's Fortran binding libraries are touched (by file name), only slots of
  * functions hrace wraps, and only once each: at load, before the program can call MPI_Init,
@@ -25,7 +25,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "access/mpicode.h"
+#include "core/mpicode.h"
 #include "base/log.h"
 #include "mpi/handlers.h"
 

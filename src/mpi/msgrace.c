@@ -12,7 +12,7 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include "access/mpicode.h"
+#include "core/mpicode.h"
 #include "core/runtime.h"
 #include "mpi/posted.h"
 #include "report/report.h"
@@ -84,7 +84,7 @@ void hrace__mrace_free(hrace_comm_t *rec) {
 }
 
 /* ---- sites --------------------------------------------------------------------------------- */
-/* The main executable's range and load bias: access/mpicode.h. */
+/* The main executable's range and load bias: core/mpicode.h. */
 uint32_t hrace__site_encode(uintptr_t pc) {
   if (pc < hrace__exe_lo || pc >= hrace__exe_hi || pc - hrace__exe_bias >= (1u << 31)) return 0;
   return (uint32_t)(pc - hrace__exe_bias) | (1u << 31);
