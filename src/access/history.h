@@ -88,8 +88,8 @@ __attribute__((always_inline)) static inline void hrace__history_access(uintptr_
 void hrace__history_check(const uint64_t *ranges, uint32_t nranges, hrace_aid_t op,
                           const hrace_vc_t *view, hrace_race_sink_t sink, void *ctx);
 
-/* A sink for hrace__history_check that reports an "origin-buffer" race (ctx: the operation's
- * hrace_win_t, for the window's name; may be NULL). */
+/* A sink for hrace__history_check that reports an "origin-buffer" race (ctx: the shadow of the
+ * operation's window, named through core/hooks.h's hrace__segment_label_hook; may be NULL). */
 void hrace__history_report(void *ctx, hrace_aid_t op, hrace_aid_t access, uint64_t addr,
                            uint64_t len);
 

@@ -5,6 +5,7 @@
 #include "access/stack.h"
 
 #include "access/thread.h"
+#include "core/hooks.h"
 
 uint32_t hrace__stack_capture_at(uintptr_t pc) {
   const hrace_athread_t *t = &hrace__at;
@@ -18,7 +19,7 @@ uint32_t hrace__stack_capture_at(uintptr_t pc) {
 
 uint32_t hrace__stack_capture(void) { return hrace__stack_capture_at(hrace__at.access_pc); }
 
-/* core/stack.h's hook: core makes descriptors and asks for their stacks through it. */
+/* core/hooks.h's hook: core makes descriptors and asks for their stacks through it. */
 __attribute__((constructor)) static void register_capture(void) {
   hrace__stack_capture_hook = hrace__stack_capture_at;
 }

@@ -9,9 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include "base/options.h"
+#include "core/hooks.h"
 #include "core/runtime.h"
 #include "core/stack.h"
-#include "rma/window.h"
 
 
 /* ---- interned remote sites (with the origin's frames, when it sent them) ---- */
@@ -231,14 +231,13 @@ static void hint(char *out, size_t n, const hrace_access_t *now, const hrace_acc
 }
 
 /* ---- memory: variable or allocation ---- */
-static void memory(hrace_report_t *r, const hrace_win_t *w) {
+static void memory(hrace_report_t *r, const hrace_segment_label_t *seg) {
   if (hrace__symbolize_data(r->addr, &r->variable)) return;
   r->variable.name = NULL;
-  if (!w) return;
-  /* memory of a dynamic window comes from the application and is attached */
-  r->allocation = w->kind == HRACE_WIN_DYNAMIC ? "MPI_Win_attach" : hrace__win_creator(w->kind);
-  r->alloc_base = (uintptr_t)w->base;
-  r->alloc_size = w->size;
+  if (!seg) return;
+  r->allocation = seg->allocation;
+  r->alloc_base = seg->base;
+  r->alloc_size = seg->size;
 }
 
 void hrace__race_report(hrace_report_t *r, uintptr_t addr) {
@@ -248,11 +247,12 @@ void hrace__race_report(hrace_report_t *r, uintptr_t addr) {
 }
 
 void hrace__race_sink(void *ctx, hrace_aid_t now, hrace_aid_t prev, uint64_t off, uint64_t len) {
-  const hrace_win_t *w = ctx;
+  hrace_segment_label_t seg = { 0 };
+  if (hrace__segment_label_hook) hrace__segment_label_hook(ctx, &seg);
   const hrace_access_t *a = hrace__access_get(now), *b = hrace__access_get(prev);
   hrace_report_t r = {
-    .kind = kind_of(a, b), .window = w->name, .owner = hrace__proc.rank,
-    .base = (uintptr_t)w->base, .addr = (uintptr_t)w->base + off,
+    .kind = kind_of(a, b), .window = seg.window, .owner = hrace__proc.rank,
+    .base = seg.base, .addr = seg.base + off,
   };
   side_head(&r.a, a, off, len);
   side_head(&r.b, b, off, len);
@@ -261,7 +261,7 @@ void hrace__race_sink(void *ctx, hrace_aid_t now, hrace_aid_t prev, uint64_t off
   if (!s) return;
   side_rest(&r.a, a, now, s->sync_a, sizeof s->sync_a);
   side_rest(&r.b, b, prev, s->sync_b, sizeof s->sync_b);
-  memory(&r, w);
+  memory(&r, &seg);
   hint(s->hint, sizeof s->hint, a, b, &r.a, &r.b, prev);
   r.hint = s->hint;
   hrace__report_race(&r);

@@ -24,7 +24,7 @@
 #include "base/log.h"
 #include "base/options.h"
 #include "clocks/exporter.h"
-#include "core/stack.h"
+#include "core/hooks.h"
 
 hrace_proc_t hrace__proc = { .rank = -1, .thread_level = MPI_THREAD_MULTIPLE };
 
@@ -227,7 +227,7 @@ hrace_clk_t hrace__thread_epoch(void) {
  * exchange itself brought back, which the published clock did not know). */
 static inline const hrace_vc_t *signal_clock(hrace_thread_t *t) {
   if (HRACE_UNLIKELY(atomic_load_explicit(&hrace__fwd_pending, memory_order_relaxed)))
-    hrace__fwd_flush(1);
+    hrace__fwd_flush_hook(1);
   hrace_ctx_t *c = t->cur;
   uint32_t e = exporter(t);
   if (t->snapped != t->published) {

@@ -108,11 +108,8 @@ void hrace__signal_clock_out(hrace_clk_t *dst);
  * tail_live). */
 uint32_t hrace__signal_clock_wire(hrace_clk_t *dst, const hrace_clk_t **all);
 void hrace__signal_done(const char *why);
-/* Loads and stores into another process's shared-memory window segment are forwarded to it in
- * batches (src/rma/shared.h); hrace__signal_clock delivers them (acknowledged) before a clock
- * that may cover them is published: the delivery invariant of DESIGN.md for them. */
-extern _Atomic int hrace__fwd_pending;
-void hrace__fwd_flush(int acked);
+/* (Before it publishes, hrace__signal_clock delivers the loads and stores forwarded to other
+ * processes' shared-memory segments: core/hooks.h, hrace__fwd_flush_hook.) */
 void hrace__wait(const hrace_clk_t *c, uint32_t n, const char *why);
 /* Does the application make at most one MPI call at a time? True when it asked for a thread
  * level below MPI_THREAD_MULTIPLE (MPI-3.1 Sec. 12.4.3: SERIALIZED calls never overlap,

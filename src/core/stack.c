@@ -11,8 +11,6 @@
 
 #include "clocks/table.h"
 
-uint32_t (*hrace__stack_capture_hook)(uintptr_t pc);
-
 typedef struct sentry {
   uint32_t n, hash;
   uintptr_t pcs[HRACE_STACK_FRAMES];

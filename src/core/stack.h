@@ -1,7 +1,7 @@
 /* Short call stacks for reports: a process-wide table that interns the innermost frames of a
  * call stack as a 32-bit id, which access descriptors carry (clocks/access.h, `stack`). The
  * stacks themselves come from the access layer's shadow stack (access/stack.h), through
- * hrace__stack_capture_hook.
+ * hrace__stack_capture_hook (core/hooks.h).
  *
  * A stack is the access's own code address followed by the return addresses of the calls
  * that led to it, innermost first, HRACE_STACK_FRAMES at most: what the symbolizer needs
@@ -18,10 +18,4 @@ uint32_t hrace__stack_intern(const uintptr_t *pcs, unsigned n);
 /* The frames of stack `id` (innermost first) through *pcs; returns their number (0 for id 0
  * or an unknown id). The frames live as long as the process. */
 unsigned hrace__stack_get(uint32_t id, const uintptr_t **pcs);
-
-/* Hook (docs/design.md, "Layers"): the calling thread's current stack with pc as its first
- * frame, interned; registered by the access layer at load (access/stack.c), which keeps the
- * shadow stacks. NULL until then: descriptors carry no stack. Called when a descriptor is
- * made (hrace__local_access), never per access. */
-extern uint32_t (*hrace__stack_capture_hook)(uintptr_t pc);
 #endif

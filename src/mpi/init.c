@@ -6,6 +6,7 @@
 #include <stdlib.h>
 
 #include "core/chan.h"
+#include "core/hooks.h"
 #include "base/log.h"
 #include "core/runtime.h"
 #include "mpi/comm.h"
@@ -14,7 +15,6 @@
 #include "mpi/sync.h"
 #include "mpi/wrap.h"
 #include "report/report.h"
-#include "rma/protocol.h"
 
 void hrace__p2p_init(void);
 void hrace__p2p_fini(void);
@@ -36,7 +36,7 @@ static int start(int *argc, char ***argv, int thread, int required, int *provide
   if (hrace__comm_private(MPI_COMM_WORLD, 1, &hrace__proc.world_shadow) != MPI_SUCCESS)
     hrace__proc.world_shadow = MPI_COMM_NULL;
   hrace__runtime_mpi_init(hrace__proc.rank, hrace__proc.size, thread ? got : MPI_THREAD_SINGLE);
-  hrace__progress_start();
+  hrace__progress_hook(1);   /* rma/progress.c */
   hrace__p2p_init();
   hrace__comm_init();
   hrace__proc.mpi_ready = true;
@@ -67,7 +67,7 @@ HRACE_EXPORT int MPI_Finalize(void) {
     hrace__coll_fini();
     hrace__sync_all(hrace__proc.world_shadow, NULL, 0, "MPI_Finalize");
     hrace__ssend_stop();
-    hrace__progress_stop();
+    hrace__progress_hook(0);
     hrace__proc.mpi_ready = false;
     hrace__chan_fini();
     hrace__comm_fini();

@@ -128,7 +128,8 @@ static void report(const span_t *s, const hrace_report_side_t *now, uintptr_t at
   hrace__report_race(&r);
 }
 
-void hrace__buffer_access(void *owner, uintptr_t addr, uintptr_t len, uint16_t flags, uint16_t op,
+/* hrace__buffer_access_hook (access/filter.h): an access inside a tracked buffer range. */
+static void buffer_access(void *owner, uintptr_t addr, uintptr_t len, uint16_t flags, uint16_t op,
                           uint32_t atomic_class, uintptr_t pc) {
   if (*(int *)owner == HRACE_BUF_PEER) {
     hrace__shared_access(owner, addr, len, flags, op, atomic_class, pc);
@@ -150,6 +151,9 @@ void hrace__buffer_access(void *owner, uintptr_t addr, uintptr_t len, uint16_t f
     }
   }
   pthread_mutex_unlock(&mu);
+}
+__attribute__((constructor)) static void register_buffer_access(void) {
+  hrace__buffer_access_hook = buffer_access;
 }
 
 /* The descriptor of o's access to span s (made on first use): in flight until local
@@ -198,14 +202,14 @@ static void into_windows(hrace_inflight_t *o, span_t *s) {
   for (unsigned i = 0; i < nr; i++) {
     const hrace_range_t *fr = &rs[i];
     if (fr->kind != HRACE_TRACK_WINDOW) continue;
-    hrace_win_t *seg = fr->owner;
+    hrace_shadow_t *cells = fr->owner;
     for (uint32_t j = 0; j < s->n; j++) {
       uintptr_t a = (uintptr_t)s->r[2 * j], b = a + (uintptr_t)s->r[2 * j + 1];
       if (a < fr->lo) a = fr->lo;
       if (b > fr->hi) b = fr->hi;
       if (a >= b) continue;
-      hrace__shadow_access(&seg->cells, a - fr->lo, b - a, span_aid(o, s), hrace__thread_view(),
-                           hrace__race_sink, seg);
+      hrace__shadow_access(cells, a - fr->lo, b - a, span_aid(o, s), hrace__thread_view(),
+                           hrace__race_sink, cells);
     }
   }
   if (rs != stack) free(rs);
@@ -302,7 +306,7 @@ void hrace__buffers_issue(const hrace_rma_call_t *c, const hrace_srcloc_t *site)
     hrace__filter_add(added[i]->lo, added[i]->hi, HRACE_TRACK_BUFFER, added[i]);
   for (unsigned j = 0; j < o->nspan; j++)
     hrace__history_check(o->span[j].r, o->span[j].n, span_aid(o, &o->span[j]),
-                         hrace__thread_view(), hrace__history_report, o->w);
+                         hrace__thread_view(), hrace__history_report, &o->w->cells);
   pthread_mutex_unlock(&mu);
   if (c->req && *c->req != MPI_REQUEST_NULL) hrace__request_watch(*c->req, on_request_done, o);
 }

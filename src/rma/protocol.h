@@ -96,7 +96,4 @@ void hrace__ctl_wait_reply(int target, uint32_t type, hrace_vc_t *got);
 /* Send PING to `target` and wait for its ACK: everything sent there before is applied. */
 void hrace__ctl_ping(int target);
 
-/* The progress thread. */
-void hrace__progress_start(void);
-void hrace__progress_stop(void);
 #endif

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "access/filter.h"
+#include "core/hooks.h"
 #include "core/race.h"
 #include "core/runtime.h"
 #include "report/symbolize.h"
@@ -40,7 +41,6 @@ typedef struct hrace_peer {
 #define BATCH_MAX 4096         /* entries per message */
 #define COALESCE_WINDOW 4      /* how many recent entries an access may extend */
 
-_Atomic int hrace__fwd_pending;
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static hrace_peer_t *peers;
 
@@ -204,7 +204,8 @@ void hrace__shared_flush_to(int target) {
   pthread_mutex_unlock(&mu);
 }
 
-void hrace__fwd_flush(int acked) {
+/* core/hooks.h, hrace__fwd_flush_hook: before a clock that may cover the batches is published. */
+static void fwd_flush(int acked) {
   int *to = NULL, nto = 0;
   pthread_mutex_lock(&mu);
   for (hrace_peer_t *p = peers; p; p = p->next) {
@@ -223,6 +224,8 @@ void hrace__fwd_flush(int acked) {
     for (int i = 0; i < nto; i++) hrace__ctl_ping(to[i]);
   free(to);
 }
+
+__attribute__((constructor)) static void register_flush(void) { hrace__fwd_flush_hook = fwd_flush; }
 
 void hrace__shared_unregister(hrace_win_t *w) {
   pthread_mutex_lock(&mu);
@@ -292,6 +295,6 @@ void hrace__shared_apply(hrace_win_t *w, const hrace_msg_t *h, const uint64_t *r
      * clock, no local part (this is another process). */
     hrace_vc_t view = { .n = head[1], .c = (hrace_clk_t *)(views + (size_t)m->view * head[1]) };
     hrace__shadow_access(&w->cells, ranges[2 * i], ranges[2 * i + 1], descriptor(h->origin, m, loc),
-                         &view, hrace__race_sink, w);
+                         &view, hrace__race_sink, &w->cells);
   }
 }

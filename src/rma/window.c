@@ -12,6 +12,7 @@
 #include <time.h>
 #include "access/filter.h"
 #include "base/log.h"
+#include "core/hooks.h"
 #include "core/runtime.h"
 #include "mpi/sync.h"
 #include "rma/buffers.h"
@@ -62,7 +63,7 @@ static void segment_init(hrace_win_t *s, void *base, uint64_t size) {
   s->size = size;
   if (hrace__shadow_init(&s->cells, size))
     hrace__fatal("cannot map %llu bytes of shadow for a window", (unsigned long long)size);
-  if (size) hrace__filter_add((uintptr_t)base, (uintptr_t)base + size, HRACE_TRACK_WINDOW, s);
+  if (size) hrace__filter_add((uintptr_t)base, (uintptr_t)base + size, HRACE_TRACK_WINDOW, &s->cells);
 }
 
 hrace_win_t *hrace__win_register(MPI_Win win, MPI_Comm comm, int kind, void *base,
@@ -142,6 +143,19 @@ const char *hrace__win_creator(int kind) {
                                      : "MPI_Win_create";
 }
 
+/* core/hooks.h, hrace__segment_label_hook: what a report says about a segment's memory. */
+static void segment_label(const hrace_shadow_t *cells, hrace_segment_label_t *out) {
+  const hrace_win_t *s = hrace__win_of_cells(cells);
+  out->window = s->name;
+  out->base = (uintptr_t)s->base;
+  out->size = s->size;
+  /* memory of a dynamic window comes from the application and is attached */
+  out->allocation = s->kind == HRACE_WIN_DYNAMIC ? "MPI_Win_attach" : hrace__win_creator(s->kind);
+}
+__attribute__((constructor)) static void register_label(void) {
+  hrace__segment_label_hook = segment_label;
+}
+
 hrace_win_t *hrace__win_of(MPI_Win win) {
   hrace_win_t *w = NULL;
   pthread_mutex_lock(&mu);
@@ -213,7 +227,7 @@ int hrace__win_detach(hrace_win_t *w, const void *base) {
   if (r) *p = r->next;
   pthread_mutex_unlock(&mu);
   if (!r) return -1;
-  hrace__filter_remove(r);
+  hrace__filter_remove(&r->cells);
   pthread_mutex_lock(&mu);
   hrace__shadow_clear(&r->cells, 0, r->size);
   r->next = detached;
@@ -262,8 +276,8 @@ void hrace__win_unregister(hrace_win_t *w) {
   hrace__sync_all(w->shadow, NULL, 0, "MPI_Win_free");
   hrace__buffers_window_gone(w);
   hrace__shared_unregister(w);
-  hrace__filter_remove(w);
-  for (hrace_win_t *r = w->regions; r; r = r->next) hrace__filter_remove(r);
+  hrace__filter_remove(&w->cells);
+  for (hrace_win_t *r = w->regions; r; r = r->next) hrace__filter_remove(&r->cells);
   pthread_mutex_lock(&mu);
   for (unsigned i = 0; i < nwins; i++)
     if (wins[i] == w) { wins[i] = wins[--nwins]; break; }
