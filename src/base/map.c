@@ -56,14 +56,36 @@ static void erase(hrace_map_t *m, hrace_map_slot_t *s) {
   m->live--;
 }
 
+/* One probe when there is room (a request per message comes through here: mpi/reqtab.c): it
+ * finds key's slot or else the first free one of its chain. */
 void *hrace_map_put(hrace_map_t *m, uint64_t key, void *val) {
-  hrace_map_slot_t *s = slot_of(m, key, NULL);
-  if (s) {
-    void *old = s->val;
-    s->val = val;
-    return old;
+  hrace_map_slot_t *free_slot = NULL;
+  if (m->cap) {
+    size_t mask = m->cap - 1;
+    for (size_t i = hrace_hash_mix64(key) & mask, n = 0; n < m->cap; i = (i + 1) & mask, n++) {
+      hrace_map_slot_t *s = &m->slot[i];
+      if (s->val == HRACE_MAP_TOMB) {
+        if (!free_slot) free_slot = s;
+        continue;
+      }
+      if (!s->val) {
+        if (!free_slot) free_slot = s;
+        break;
+      }
+      if (s->key == key) {
+        void *old = s->val;
+        s->val = val;
+        return old;
+      }
+    }
   }
-  insert(m, key, val);
+  if (free_slot && (m->used + 1) * 2 <= m->cap) {
+    if (!free_slot->val) m->used++;
+    *free_slot = (hrace_map_slot_t){ key, val };
+    m->live++;
+    return NULL;
+  }
+  insert(m, key, val);   /* rehashes first */
   return NULL;
 }
 

@@ -26,6 +26,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/hash.h"
 #include "base/log.h"
 #include "base/options.h"
 #include "core/runtime.h"
@@ -498,7 +499,7 @@ int hrace__chan_init(void) {
   for (int i = 0; i < nprocs; i++) remote |= strcmp(addrs[i].host, mine.host) != 0;
   if (remote || strcmp(tr, "tcp") == 0 || lfd_unix < 0) lfd_tcp = listen_tcp(&mine);
   if (me == 0 && getrandom(&cookie, sizeof cookie, 0) != sizeof cookie)
-    cookie = (uint64_t)time(NULL) * 0x9E3779B97F4A7C15ull ^ (uint64_t)getpid();
+    cookie = hrace_hash_mix64((uint64_t)time(NULL) << 22 ^ (uint64_t)getpid());
   PMPI_Bcast(&cookie, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
   PMPI_Allgather(&mine, sizeof mine, MPI_BYTE, addrs, sizeof mine, MPI_BYTE, MPI_COMM_WORLD);
   hrace__comm_private(MPI_COMM_WORLD, 3, &progress_comm);

@@ -32,6 +32,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "base/map.h"
 #include "core/mpicode.h"
 #include "core/runtime.h"
 
@@ -193,46 +194,28 @@ HRACE_EXPORT int INTERPOSE(pthread_detach)(pthread_t t) {
 /* ---- locks and friends ------------------------------------------------------------------------ */
 /* The clock of each application synchronisation object, by address; dropped at destroy so a
  * reused address starts afresh. */
-typedef struct obj { const void *addr; hrace_sync_t s; struct obj *next; } obj_t;
-#define NBUCKET 1024
-static obj_t *bucket[NBUCKET];
+typedef struct obj { hrace_sync_t s; } obj_t;
+static hrace_map_t objs = HRACE_MAP_INIT;   /* address -> obj_t, under obj_mu */
 static pthread_mutex_t obj_mu = PTHREAD_MUTEX_INITIALIZER;
 
-static unsigned bucket_of(const void *a) {
-  uint64_t k = (uintptr_t)a;
-  k ^= k >> 17;
-  k *= 0xed5ad4bbu;
-  return (unsigned)(k ^ (k >> 29)) % NBUCKET;
-}
-
 static hrace_sync_t *obj_of(const void *a) {
-  unsigned b = bucket_of(a);
   hrace__libc_mutex_lock(&obj_mu);
-  obj_t *o = bucket[b];
-  while (o && o->addr != a) o = o->next;
+  obj_t *o = hrace_map_get(&objs, (uintptr_t)a);
   if (!o && (o = calloc(1, sizeof *o))) {
-    o->addr = a;
     hrace__sync_obj_init(&o->s);
-    o->next = bucket[b];
-    bucket[b] = o;
+    hrace_map_put(&objs, (uintptr_t)a, o);
   }
   hrace__libc_mutex_unlock(&obj_mu);
   return o ? &o->s : NULL;
 }
 
 static void obj_drop(const void *a) {
-  unsigned b = bucket_of(a);
   hrace__libc_mutex_lock(&obj_mu);
-  for (obj_t **p = &bucket[b]; *p; p = &(*p)->next)
-    if ((*p)->addr == a) {
-      obj_t *o = *p;
-      *p = o->next;
-      hrace__libc_mutex_unlock(&obj_mu);
-      hrace__sync_obj_destroy(&o->s);
-      free(o);
-      return;
-    }
+  obj_t *o = hrace_map_del(&objs, (uintptr_t)a);
   hrace__libc_mutex_unlock(&obj_mu);
+  if (!o) return;
+  hrace__sync_obj_destroy(&o->s);
+  free(o);
 }
 
 static void acq(const void *a, const char *why) {

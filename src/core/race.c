@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "base/options.h"
+#include "base/map.h"
 #include "core/hooks.h"
 #include "core/runtime.h"
 #include "core/stack.h"
@@ -19,9 +20,8 @@ typedef struct site {
   hrace_srcloc_t loc;          /* first: descriptors point here */
   unsigned nframes;
   hrace_frame_t frames[HRACE_REPORT_FRAMES];
-  struct site *next;
 } site_t;
-static site_t *sites[256];
+static hrace_map_t sites = HRACE_MAP_INIT;   /* hash of the frames -> site_t, under sites_mu */
 static pthread_mutex_t sites_mu = PTHREAD_MUTEX_INITIALIZER;
 
 static char *xstrdup(const char *s) {
@@ -39,21 +39,28 @@ static bool frames_eq(const site_t *s, const hrace_frame_t *f, unsigned n) {
   return true;
 }
 
+typedef struct frames { const hrace_frame_t *f; unsigned n; } frames_t;
+
+/* hrace_map_find's eq: does site val hold exactly the frames of arg (a frames_t)? The first
+ * is its location: with n == 0 a "??" frame stands in (hrace__site_intern_frames). */
+static bool site_is(const void *val, const void *arg) {
+  const site_t *s = val;
+  const frames_t *k = arg;
+  const hrace_srcloc_t *loc = &k->f[0].loc;
+  return s->loc.line == loc->line && !strcmp(s->loc.file, loc->file) &&
+         !strcmp(s->loc.func, loc->func) && frames_eq(s, k->f, k->n);
+}
+
 const hrace_srcloc_t *hrace__site_intern_frames(const hrace_frame_t *f, unsigned n) {
   if (n > HRACE_REPORT_FRAMES) n = HRACE_REPORT_FRAMES;
   hrace_frame_t top = { .loc = { "??", "??", 0 } };
   if (n == 0) f = &top;
   const hrace_srcloc_t *loc = &f[0].loc;
-  unsigned h = (unsigned)loc->line + n;
-  for (const char *p = loc->file; *p; p++) h = h * 31 + (unsigned char)*p;
-  for (const char *p = loc->func; *p; p++) h = h * 31 + (unsigned char)*p;
-  h &= 255;
+  uint64_t h = hrace_hash_str(loc->func, hrace_hash_str(loc->file, HRACE_HASH_SEED));
+  h = hrace_hash_combine(h, (uint64_t)loc->line << 8 | n);
+  frames_t key = { f, n };
   pthread_mutex_lock(&sites_mu);
-  site_t *s;
-  for (s = sites[h]; s; s = s->next)
-    if (s->loc.line == loc->line && !strcmp(s->loc.file, loc->file) &&
-        !strcmp(s->loc.func, loc->func) && frames_eq(s, f, n))
-      break;
+  site_t *s = hrace_map_find(&sites, h, site_is, &key);
   if (!s) {
     s = calloc(1, sizeof *s);
     if (!s) abort();
@@ -62,8 +69,7 @@ const hrace_srcloc_t *hrace__site_intern_frames(const hrace_frame_t *f, unsigned
     for (unsigned i = 0; i < n; i++)
       s->frames[i] = (hrace_frame_t){ .loc = { xstrdup(f[i].loc.func), xstrdup(f[i].loc.file),
                                                f[i].loc.line }, .inlined = f[i].inlined };
-    s->next = sites[h];
-    sites[h] = s;
+    hrace_map_add(&sites, h, s);
   }
   pthread_mutex_unlock(&sites_mu);
   return &s->loc;

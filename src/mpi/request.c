@@ -1,4 +1,4 @@
-/* The request watch table (see request.h): a small open-addressing hash map under a mutex.
+/* The request watch table (see request.h): a base/map.h map under a mutex.
  * An atomic count lets completion wrappers skip the lock entirely when nothing is watched,
  * which is the common case for programs without request-based RMA or non-blocking calls. */
 #include "mpi/request.h"
@@ -9,59 +9,28 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct watch { MPI_Request req; hrace_req_done_t done; void *arg; int used; } watch_t;
+#include "base/map.h"
+
+typedef struct watch { hrace_req_done_t done; void *arg; } watch_t;
 
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
-static watch_t *tab;
-static size_t cap, used;
-static _Atomic size_t live;
-
-static size_t slot(MPI_Request r) {
-  uintptr_t h = (uintptr_t)r;
-  h ^= h >> 17;
-  h *= 0x9E3779B97F4A7C15ull;
-  return (size_t)(h >> 20);
-}
-
-static watch_t *find(MPI_Request r) {
-  if (!cap) return NULL;
-  for (size_t i = slot(r) & (cap - 1), n = 0; n < cap; i = (i + 1) & (cap - 1), n++) {
-    if (!tab[i].used) return NULL;
-    if (tab[i].used == 1 && tab[i].req == r) return &tab[i];
-  }
-  return NULL;
-}
-
-static void put(MPI_Request r, hrace_req_done_t d, void *arg) {
-  if ((used + 1) * 2 > cap) {   /* grow (and drop tombstones) */
-    watch_t *old = tab;
-    size_t oldcap = cap;
-    cap = cap ? cap * 2 : 64;
-    tab = calloc(cap, sizeof *tab);
-    if (!tab) abort();
-    used = 0;
-    for (size_t i = 0; i < oldcap; i++)
-      if (old[i].used == 1) put(old[i].req, old[i].done, old[i].arg);
-    free(old);
-  }
-  size_t i = slot(r) & (cap - 1);
-  while (tab[i].used == 1) i = (i + 1) & (cap - 1);
-  if (!tab[i].used) used++;
-  tab[i] = (watch_t){ r, d, arg, 1 };
-}
+static hrace_map_t tab = HRACE_MAP_INIT;   /* MPI_Request -> watch_t, under mu */
+static _Atomic size_t live;                /* hrace_map_count(&tab), for the unlocked check */
 
 void hrace__request_watch(MPI_Request req, hrace_req_done_t done, void *arg) {
+  watch_t *w = malloc(sizeof *w);
+  if (!w) abort();
+  *w = (watch_t){ done, arg };
   pthread_mutex_lock(&mu);
-  watch_t *w = find(req);
-  if (w) *w = (watch_t){ req, done, arg, 1 };
-  else put(req, done, arg), atomic_fetch_add(&live, 1);
+  free(hrace_map_put(&tab, HRACE_HASH_KEY(req), w));
+  atomic_store_explicit(&live, hrace_map_count(&tab), memory_order_relaxed);
   pthread_mutex_unlock(&mu);
 }
 
 int hrace__request_watched(MPI_Request req) {
   if (!atomic_load_explicit(&live, memory_order_relaxed)) return 0;
   pthread_mutex_lock(&mu);
-  int r = find(req) != NULL;
+  int r = hrace_map_get(&tab, HRACE_HASH_KEY(req)) != NULL;
   pthread_mutex_unlock(&mu);
   return r;
 }
@@ -69,12 +38,12 @@ int hrace__request_watched(MPI_Request req) {
 static int take(MPI_Request req, watch_t *out, int keep) {
   if (!atomic_load_explicit(&live, memory_order_relaxed)) return 0;
   pthread_mutex_lock(&mu);
-  watch_t *w = find(req);
-  if (w) {
-    *out = *w;
-    if (!keep) w->used = 2, atomic_fetch_sub(&live, 1);   /* tombstone */
-  }
+  uint64_t k = HRACE_HASH_KEY(req);
+  watch_t *w = keep ? hrace_map_get(&tab, k) : hrace_map_del(&tab, k);
+  if (w) *out = *w;
+  atomic_store_explicit(&live, hrace_map_count(&tab), memory_order_relaxed);
   pthread_mutex_unlock(&mu);
+  if (w && !keep) free(w);
   return w != NULL;
 }
 

@@ -38,6 +38,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/map.h"
 #include "core/runtime.h"
 
 typedef struct region {
@@ -136,20 +137,15 @@ typedef struct keyed {
   _Atomic uint64_t tickets;        /* mutex: acquisitions so far (in lock order) */
   _Atomic uint64_t released;       /* mutex: holders whose release is deposited in `a` */
   uint64_t holder;                 /* mutex: the current holder's ticket */
-  struct keyed *next;
 } keyed_t;
 
-#define BUCKETS 1024
-typedef struct table { pthread_mutex_t mu; keyed_t *b[BUCKETS]; } table_t;
-static table_t mutexes = { PTHREAD_MUTEX_INITIALIZER, { 0 } };
-static table_t depvars = { PTHREAD_MUTEX_INITIALIZER, { 0 } };
+typedef struct table { pthread_mutex_t mu; hrace_map_t m; } table_t;   /* key -> keyed_t */
+static table_t mutexes = { PTHREAD_MUTEX_INITIALIZER, HRACE_MAP_INIT };
+static table_t depvars = { PTHREAD_MUTEX_INITIALIZER, HRACE_MAP_INIT };
 
 static keyed_t *lookup(table_t *t, uint64_t key) {
-  unsigned h = (unsigned)((key * 0x9E3779B97F4A7C15ull) >> 54) & (BUCKETS - 1);
   pthread_mutex_lock(&t->mu);
-  keyed_t *k;
-  for (k = t->b[h]; k; k = k->next)
-    if (k->key == key) break;
+  keyed_t *k = hrace_map_get(&t->m, key);
   if (!k) {
     k = calloc(1, sizeof *k);
     if (!k) abort();
@@ -157,8 +153,7 @@ static keyed_t *lookup(table_t *t, uint64_t key) {
     hrace__sync_obj_init(&k->a);
     hrace__sync_obj_init(&k->b);
     hrace__sync_obj_init(&k->mutex);
-    k->next = t->b[h];
-    t->b[h] = k;
+    hrace_map_put(&t->m, key, k);
   }
   pthread_mutex_unlock(&t->mu);
   return k;   /* entries are never removed: a reused address only adds edges already implied */

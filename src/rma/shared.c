@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "access/filter.h"
+#include "base/hash.h"
 #include "core/hooks.h"
 #include "core/race.h"
 #include "core/runtime.h"
@@ -256,8 +257,8 @@ static struct dkey {
 } dcache[DCACHE];
 
 static hrace_aid_t descriptor(int origin, const hrace_fwd_meta_t *m, const void *loc) {
-  unsigned h = (unsigned)((uintptr_t)loc >> 4) * 31u + (unsigned)origin * 17u + m->epoch * 7u +
-               (unsigned)m->thread + m->flags;
+  uint64_t h = hrace_hash_combine((uintptr_t)loc, (uint64_t)origin << 32 | (uint32_t)m->thread);
+  h = hrace_hash_combine(h, (uint64_t)m->epoch << 16 | m->flags);
   struct dkey *k = &dcache[h % DCACHE];
   if (k->aid && k->origin == origin && k->thread == m->thread && k->exporter == m->exporter &&
       k->epoch == m->epoch && k->flags == m->flags && k->op == m->op &&
