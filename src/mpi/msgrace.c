@@ -29,7 +29,7 @@ typedef struct wdone {
 
 typedef struct hrace_mrace { wdone_t ring[RING]; unsigned n, next; } hrace_mrace_t;
 
-hrace_post_t *hrace__post_first(void);
+hrace_post_t *hrace__post_next(const hrace_post_t *p);
 
 static int tag_fits(int spec, int tag) { return spec == MPI_ANY_TAG || spec == tag; }
 
@@ -60,7 +60,7 @@ void hrace__mrace_received(hrace_post_t *p, const hrace_hdr_t *h, int src, int t
     if (r->seq < p->seq && r->src != src && tag_fits(r->tag, tag) && !covered(h, r->ex, r->ec))
       report(src, h->site, r->src, r->site);
   }
-  for (hrace_post_t *r = hrace__post_first(); r && r->seq < p->seq; r = r->next) {
+  for (hrace_post_t *r = hrace__post_next(NULL); r && r->seq < p->seq; r = hrace__post_next(r)) {
     if (r->rec != rec || r->src != MPI_ANY_SOURCE || !tag_fits(r->tag, tag)) continue;
     if (!r->epoch_set) r->epoch_set = 1, r->ex = ex, r->ec = now;
     if (covered(h, r->ex, r->ec)) continue;

@@ -13,6 +13,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
+#include "base/list.h"
 #include "clocks/vc.h"
 #include "mpi/comm.h"
 #include "mpi/frame.h"
@@ -24,7 +25,7 @@ typedef struct hrace_cand {              /* a message that may have matched a pe
 } hrace_cand_t;
 
 typedef struct hrace_post {
-  struct hrace_post *prev, *next;
+  hrace_list_t link;                     /* on the list of pending posts, in posting order */
   hrace_comm_t *rec;
   uint32_t comm_id;
   int src, tag;                          /* as posted: may be MPI_ANY_SOURCE / MPI_ANY_TAG */
