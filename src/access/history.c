@@ -15,6 +15,7 @@
 
 #include "clocks/found.h"
 #include "core/hooks.h"
+#include "report/compose.h"
 #include "report/report.h"
 #include "report/symbolize.h"
 
@@ -234,13 +235,8 @@ void hrace__history_check(const uint64_t *ranges, uint32_t nranges, hrace_aid_t 
 /* ---- the default report ---------------------------------------------------------------- */
 
 static void side(hrace_report_side_t *s, const hrace_access_t *d, uint64_t off, uint64_t len) {
-  s->op = hrace__op_name(d->op);
-  s->rank = d->rank;
-  s->thread = d->thread;
-  s->offset = off;
-  s->size = len;
-  if (d->flags & HRACE_ACC_REMOTE) s->loc = *(const hrace_srcloc_t *)d->loc;
-  else hrace__symbolize(d->pc, &s->loc);
+  hrace__report_side(s, hrace__op_name(d->op), d->rank, d->thread, off, len,
+                     (d->flags & HRACE_ACC_REMOTE) ? d->loc : NULL, d->pc);
 }
 
 void hrace__history_report(void *ctx, hrace_aid_t op, hrace_aid_t access, uint64_t addr,

@@ -108,15 +108,9 @@ static const site_t *site_of(const hrace_access_t *a) {
 
 /* Only what dedup needs: op, rank, thread, location. */
 static void side_head(hrace_report_side_t *s, const hrace_access_t *a, uint64_t off, uint64_t len) {
-  s->op = hrace__op_name(a->op);
-  s->rank = a->rank;
-  s->thread = a->thread;
-  s->offset = off;
-  s->size = len;
-  if (a->flags & (HRACE_ACC_REMOTE | HRACE_ACC_FOREIGN))   /* made elsewhere: a site */
-    s->loc = site_of(a)->loc;
-  else
-    hrace__symbolize(a->pc, &s->loc);
+  bool elsewhere = a->flags & (HRACE_ACC_REMOTE | HRACE_ACC_FOREIGN);   /* made there: a site */
+  hrace__report_side(s, hrace__op_name(a->op), a->rank, a->thread, off, len,
+                     elsewhere ? &site_of(a)->loc : NULL, a->pc);
 }
 
 static const char *base_name(const char *path);

@@ -5,6 +5,7 @@
 #define HRACE_CORE_RACE_H
 #include <stdint.h>
 #include "clocks/access.h"
+#include "report/compose.h"
 #include "report/report.h"
 #include "report/symbolize.h"
 

@@ -15,6 +15,7 @@
 #include "core/mpicode.h"
 #include "core/runtime.h"
 #include "mpi/posted.h"
+#include "report/compose.h"
 #include "report/report.h"
 
 #define RING 32
@@ -41,10 +42,8 @@ static int covered(const hrace_hdr_t *h, uint32_t ex, hrace_clk_t ec) {
 
 static void report(int src_a, uint64_t site_a, int src_b, uint64_t site_b) {
   hrace_report_t r = { .kind = "message", .window = NULL, .owner = hrace__proc.rank };
-  r.a = (hrace_report_side_t){ .op = "MPI_Send", .rank = src_a };
-  r.b = (hrace_report_side_t){ .op = "MPI_Send", .rank = src_b };
-  hrace__symbolize(hrace__site_decode(site_a), &r.a.loc);
-  hrace__symbolize(hrace__site_decode(site_b), &r.b.loc);
+  hrace__report_side(&r.a, "MPI_Send", src_a, 0, 0, 0, NULL, hrace__site_decode(site_a));
+  hrace__report_side(&r.b, "MPI_Send", src_b, 0, 0, 0, NULL, hrace__site_decode(site_b));
   hrace__report_race(&r);
 }
 

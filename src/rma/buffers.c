@@ -33,6 +33,7 @@
 #include "core/race.h"
 #include "core/runtime.h"
 #include "mpi/request.h"
+#include "report/compose.h"
 #include "report/report.h"
 #include "rma/rma.h"
 #include "rma/shared.h"
@@ -113,8 +114,7 @@ static int spans_meet(const span_t *x, const span_t *y, uintptr_t *at, uintptr_t
 }
 
 static void op_side(hrace_report_side_t *s, const hrace_inflight_t *o, uint64_t off, uint64_t len) {
-  *s = (hrace_report_side_t){ .op = hrace__op_name(o->op), .rank = hrace__proc.rank,
-                              .thread = o->thread, .loc = *o->site, .offset = off, .size = len };
+  hrace__report_side(s, hrace__op_name(o->op), hrace__proc.rank, o->thread, off, len, o->site, 0);
 }
 
 /* An origin-buffer race: `now` (an access, or a newly issued operation) meets in-flight
@@ -138,14 +138,15 @@ static void buffer_access(void *owner, uintptr_t addr, uintptr_t len, uint16_t f
   region_t *g = owner;
   pthread_mutex_lock(&mu);
   if (g->live && ((flags & HRACE_ACC_WRITE) || g->nwriters)) {   /* else: everyone reads */
-    hrace_report_side_t now = { .op = hrace__op_name(op), .rank = hrace__proc.rank,
-                                .thread = hrace__thread()->tid, .size = len };
+    hrace_report_side_t now;
     int known = 0;
     for (const span_t *s = g->spans; s; s = s->rnext) {
       uintptr_t at;
       if (!(flags & HRACE_ACC_WRITE) && !s->writes) continue;
       if (!span_hits(s, addr, addr + len, &at)) continue;
-      if (!known++) hrace__symbolize(pc, &now.loc);
+      if (!known++)
+        hrace__report_side(&now, hrace__op_name(op), hrace__proc.rank, hrace__thread()->tid, 0,
+                           len, NULL, pc);
       now.offset = addr - s->lo;
       report(s, &now, at);
     }
