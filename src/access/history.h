@@ -27,7 +27,6 @@
 #include "access/thread.h"
 #include "clocks/access.h"
 #include "clocks/shadow.h"
-#include "core/runtime.h"
 
 #define HRACE_HIST_BITS 15        /* 32768 cells of 64 bytes: 2 MiB per thread, 2 MiB reach */
 #define HRACE_HIST_CELLS (1u << HRACE_HIST_BITS)

@@ -19,7 +19,6 @@
 #include "access/thread.h"
 #include "clocks/shadow.h"
 #include "core/race.h"
-#include "core/runtime.h"
 
 /* One tracked range met by an access: the window's shadow, or src/rma for buffers and peers. */
 static void at_range(const hrace_range_t *r, uintptr_t a, size_t len, uint32_t cls, uint16_t flags,

@@ -29,7 +29,9 @@
 #include "base/hash.h"
 #include "base/log.h"
 #include "base/options.h"
-#include "core/runtime.h"
+#include "core/proc.h"
+#include "core/thread.h"
+#include "core/poll.h"
 
 #define HELLO_MAGIC 0x68726368u   /* "hrch" */
 #define MAX_IP 4

@@ -34,7 +34,8 @@
 
 #include "base/map.h"
 #include "core/mpicode.h"
-#include "core/runtime.h"
+#include "core/thread.h"
+#include "core/hb.h"
 
 /* The unit tests link a static copy of the runtime into each test program: there the
  * interposers get other names, or every test would pull the runtime in through its locks. */

@@ -11,7 +11,7 @@
 #include "base/options.h"
 #include "base/map.h"
 #include "core/hooks.h"
-#include "core/runtime.h"
+#include "core/proc.h"
 #include "core/stack.h"
 
 

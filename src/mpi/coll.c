@@ -47,7 +47,7 @@
 #include <string.h>
 
 #include "base/log.h"
-#include "core/runtime.h"
+#include "core/thread.h"
 #include "mpi/frame.h"
 #include "mpi/handlers.h"
 #include "mpi/reqtab.h"

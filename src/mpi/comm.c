@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "base/map.h"
-#include "core/runtime.h"
+#include "core/poll.h"
 #include "mpi/handlers.h"
 #include "mpi/msgrace.h"
 #include "mpi/reqtab.h"

@@ -17,7 +17,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/runtime.h"
 #include "mpi/handlers.h"
 #include "mpi/posted.h"
 #include "mpi/reqtab.h"

@@ -8,7 +8,7 @@
 #include "core/chan.h"
 #include "core/hooks.h"
 #include "base/log.h"
-#include "core/runtime.h"
+#include "core/poll.h"
 #include "mpi/comm.h"
 #include "mpi/posted.h"
 #include "mpi/reqtab.h"

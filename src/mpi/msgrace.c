@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "core/mpicode.h"
-#include "core/runtime.h"
+#include "core/thread.h"
 #include "mpi/posted.h"
 #include "report/compose.h"
 #include "report/report.h"

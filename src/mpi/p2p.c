@@ -20,7 +20,7 @@
 #include <string.h>
 
 #include "base/log.h"
-#include "core/runtime.h"
+#include "core/poll.h"
 #include "mpi/frame.h"
 #include "mpi/handlers.h"
 #include "mpi/msgrace.h"

@@ -12,7 +12,6 @@
 #include <string.h>
 
 #include "base/map.h"
-#include "core/runtime.h"
 
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static bool lock(void) {

@@ -25,7 +25,6 @@
 
 #include "core/chan.h"
 #include "base/log.h"
-#include "core/runtime.h"
 #include "mpi/msgrace.h"
 #include "mpi/posted.h"
 

@@ -4,7 +4,8 @@
 #ifndef HRACE_MPI_WRAP_H
 #define HRACE_MPI_WRAP_H
 #include "core/mpicode.h"
-#include "core/runtime.h"
+#include "core/proc.h"
+#include "core/thread.h"
 
 /* The application's code address of this MPI call (the wrapper's return address, or past the
  * MPI library's Fortran binding: core/mpicode.h). Use in the wrapper itself. */

@@ -1,7 +1,7 @@
 /* The OMPT tool: OpenMP synchronisation as happens-before between the threads of a process.
  * libomp finds ompt_start_tool here (through OMP_TOOL_LIBRARIES or the preload alone).
  *
- *   event (OMPT callback)              action (runtime.h: release = publish + tick, acquire = join)
+ *   event (OMPT callback)              action (core/hb.h: release = publish + tick, acquire = join)
  *   parallel begin                     encountering thread releases into region.fork
  *   implicit task begin (worker)       acquire region.fork
  *   implicit task end                  release into region.join
@@ -29,7 +29,7 @@
  *   masked, single, sections, loop,    nothing: their only synchronisation is the barriers,
  *     flush, reduction                 which arrive as barrier events (master has none)
  *
- * Explicit tasks have clock contexts of their own (runtime.h), so two tasks that happen to run
+ * Explicit tasks have clock contexts of their own (core/hb.h), so two tasks that happen to run
  * on one thread are not ordered by that accident, and verdicts don't depend on scheduling. */
 #include <omp-tools.h>
 #include <pthread.h>
@@ -39,7 +39,8 @@
 #include <string.h>
 
 #include "base/map.h"
-#include "core/runtime.h"
+#include "core/thread.h"
+#include "core/hb.h"
 
 typedef struct region {
   _Atomic int refs;
@@ -60,7 +61,7 @@ typedef struct task {
   unsigned barriers;               /* implicit tasks: barriers passed */
   int started, implicit;
   hrace_ctx_t *ctx;                /* explicit tasks: their own clock context, or NULL when the
-                                      bound on task contexts was reached (runtime.h) */
+                                      bound on task contexts was reached (core/hb.h) */
   hrace_sync_t created;            /* without a context: the creation edge, acquired at start */
   hrace_sync_t children;
   unsigned ndeps;

@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/runtime.h"
+#include "core/hb.h"
 #include "hrace.h"
 #include "mpi/wrap.h"
 #include "report/report.h"

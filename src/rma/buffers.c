@@ -31,7 +31,6 @@
 #include "access/filter.h"
 #include "access/history.h"
 #include "core/race.h"
-#include "core/runtime.h"
 #include "mpi/request.h"
 #include "report/compose.h"
 #include "report/report.h"

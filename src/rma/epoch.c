@@ -21,7 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/runtime.h"
+#include "core/hb.h"
 #include "mpi/sync.h"
 #include "mpi/wrap.h"
 #include "report/report.h"

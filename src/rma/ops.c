@@ -20,7 +20,6 @@
 #include <string.h>
 #include "base/hash.h"
 #include "core/race.h"
-#include "core/runtime.h"
 #include "mpi/wrap.h"
 #include "report/report.h"
 #include "report/symbolize.h"

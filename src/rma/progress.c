@@ -16,7 +16,7 @@
 #include "core/hooks.h"
 #include "base/log.h"
 #include "core/race.h"
-#include "core/runtime.h"
+#include "core/thread.h"
 #include "mpi/posted.h"
 #include "report/report.h"
 #include "rma/protocol.h"

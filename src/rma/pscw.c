@@ -24,7 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/runtime.h"
+#include "core/hb.h"
 #include "mpi/wrap.h"
 #include "report/report.h"
 #include "rma/buffers.h"

@@ -13,7 +13,7 @@
 #include "access/filter.h"
 #include "base/log.h"
 #include "core/hooks.h"
-#include "core/runtime.h"
+#include "core/proc.h"
 #include "mpi/sync.h"
 #include "rma/buffers.h"
 #include "rma/shared.h"
