@@ -1,7 +1,8 @@
 /* The history of plain memory: which thread recently read or wrote which bytes, so that an RMA
  * operation issued now can be checked against accesses that came *before* it in real time
- * without being ordered before it (DESIGN "Origin buffers are ordinary memory"; the race of
- * `thread 1: buf[i] = x;  thread 0: MPI_Put(buf, ...)` with no synchronisation between them).
+ * without being ordered before it (docs/access.md, "Origin buffers touched before the issue:
+ * the history"; the race of `thread 1: buf[i] = x;  thread 0: MPI_Put(buf, ...)` with no
+ * synchronisation between them).
  * An operation's buffer is a tracked range only from its issue on (src/rma/buffers.c); this is
  * the part before. docs/access.md has the design, its guarantees and its measured cost.
  *

@@ -1,4 +1,4 @@
-/* Point-to-point: framing (frame.h) and the clock rules of seed 001 Table I.
+/* Point-to-point: framing (frame.h) and the clock rules of docs/mpi.md, "Clock rules".
  *
  *   call                     clock action
  *   send, any mode, I-form   signal at the start: the frame carries the clock, then tick

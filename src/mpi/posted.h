@@ -2,10 +2,11 @@
  * posting order, with the poster's clock at the post. Two readers need it:
  *  - the synchronous-send responder (on the progress thread): MPI_Ssend returns once its
  *    message matched a receive, and the sender must then be ordered after everything the
- *    receiver did before posting that receive (seed 001 Table I, MPI_Ssend / MPI_Recv^S). The
+ *    receiver did before posting that receive (docs/mpi.md, "Synchronous sends both ways"). The
  *    sender asks the receiver's progress thread, which answers with the clock of the
  *    matching post;
- *  - message races (msgrace.c): the late-message rule of seed 000 needs posting order.
+ *  - message races (msgrace.c): the late-message rule (docs/mpi.md, "Message races") needs
+ *    posting order.
  * One lock (hrace__post_mu, below) guards the list, the responder's answers and the message-race
  * state. */
 #ifndef HRACE_MPI_POSTED_H

@@ -1,4 +1,4 @@
-/* User annotations (include/hrace.h, seed 001 Sec. IV-F) and MPI_Pcontrol, which carries them
+/* User annotations (include/hrace.h; docs/rma.md, "Annotations") and MPI_Pcontrol, which carries them
  * for programs that do not link hrace.
  *
  *   annotation               message                        clock action

@@ -7,8 +7,8 @@
  * made it precede the issue in real time), so every conflicting access seen here is a race,
  * and every operation found overlapping at issue is concurrent with the new one. What this
  * cannot see is an access that came *before* the issue in real time without being ordered
- * before it: that needs a history of plain memory (DESIGN "Origin buffers are ordinary
- * memory"), which the access layer keeps (issue 6).
+ * before it: that needs a history of plain memory (docs/access.md, "Origin buffers touched before
+ * the issue: the history"), which the access layer keeps (issue 6).
  *
  * Buffer bytes inside one of this process's own windows (MPI_Get into the local window, a put
  * from it) are also accesses to window memory, where remote operations and other processes'

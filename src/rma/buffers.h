@@ -1,4 +1,4 @@
-/* In-flight RMA buffers at the origin (DESIGN "An RMA operation is an interval"): from issue to
+/* In-flight RMA buffers at the origin (docs/rma.md, "The model"): from issue to
  * local completion an operation reads its origin buffer (put, accumulate, the compare buffer)
  * or writes it (get, result buffers). While in flight the buffer is a tracked range (filter.h,
  * kind HRACE_TRACK_BUFFER), so loads and stores by any thread of the origin are checked against

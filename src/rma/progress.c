@@ -243,8 +243,8 @@ static void on_unlock(hrace_win_t *w, const hrace_msg_t *h, const hrace_clk_t *v
   w->nwaiters -= k;
 }
 
-/* PSCW (seed 003 R3, R4): a post deposited at the origin, a complete at the target; the
- * application thread waiting in MPI_Win_start / MPI_Win_wait takes it from there. */
+/* PSCW (docs/rma.md, "Synchronisation"): a post deposited at the origin, a complete at the target;
+ * the application thread waiting in MPI_Win_start / MPI_Win_wait takes it from there. */
 static void on_post(hrace_win_t *w, const hrace_msg_t *h, const hrace_clk_t *vc) {
   int g = hrace__win_group_rank(w, h->origin);
   if (g < 0) return;

@@ -112,7 +112,8 @@ hrace_win_t *hrace__win_register(MPI_Win win, MPI_Comm comm, int kind, void *bas
 
   /* An id that is new at every member: the maximum of their next ids. The window is complete
    * and in the registry before the all-to-all clock exchange below (window creation orders
-   * every member after every other, DESIGN), so no record can arrive for an unknown window. */
+   * every member after every other: docs/rma.md, "Windows"), so no record can arrive for an
+   * unknown window. */
   pthread_mutex_lock(&mu);
   uint32_t id = next_id;
   pthread_mutex_unlock(&mu);

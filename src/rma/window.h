@@ -65,10 +65,10 @@ typedef struct hrace_win {
   uint8_t *dirty;              /* per group rank: operations issued since their last completion */
   uint8_t *start_group;        /* per group rank: in the current MPI_Win_start group */
   int started;                 /* inside a PSCW access epoch */
-  /* What the target side of an epoch's operations is ordered after, beyond the issuing
-   * process's clock: the target's post (PSCW, seed 003 R3: post_vcs below) and the targets'
-   * fence when a MPI_MODE_NOPRECEDE fence opened the epoch (MPI-3.1 Sec. 11.5.1: operations
-   * access the target only after its fence, but that fence need not be a barrier). */
+  /* What the target side of an epoch's operations is ordered after, beyond the issuing process's
+   * clock: the target's post (PSCW, docs/rma.md "Synchronisation": post_vcs below) and the targets'
+   * fence when a MPI_MODE_NOPRECEDE fence opened the epoch (MPI-3.1 Sec. 11.5.1: operations access
+   * the target only after its fence, but that fence need not be a barrier). */
   hrace_vc_t fence_vc;
   int fence_view;              /* fence_vc applies */
   /* Exposure side of PSCW (application threads). */
