@@ -14,6 +14,9 @@ import os
 import re
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import tap  # noqa: E402
+
 FLOORS = {
     "base": 0,      # containers, hashing, lists, logging, options, compiler macros
     "clocks": 1,    # vector clocks, shadow cells, the happens-before test
@@ -65,11 +68,4 @@ for folder in sorted(os.listdir(src)):
                     bad.append(f"{target} (same floor as {folder}, not an allowed edge)")
             checks.append((not bad, f"{rel} includes nothing above its floor", "; ".join(bad)))
 
-print(f"1..{len(checks)}")
-failed = 0
-for i, (good, what, why) in enumerate(checks, 1):
-    print(f"{'ok' if good else 'not ok'} {i} - {what}")
-    if not good:
-        print(f"#   {why}")
-        failed += 1
-sys.exit(1 if failed else 0)
+tap.report(checks)
