@@ -62,6 +62,9 @@ hrace_rs_t *hrace__rs_new(int kind) {
   s->nshadow = 0;
   s->newcomm = NULL;
   s->shadow_comm = MPI_COMM_NULL;
+  s->watch = NULL;
+  s->watch_arg = NULL;
+  s->watch_req = MPI_REQUEST_NULL;
   return s;
 }
 

@@ -1,14 +1,13 @@
 /* Unit tests of the MPI layer's request bookkeeping, without MPI: the request-state table
  * (mpi/reqtab.h: put / get / take by handle, a handle MPI reuses, the live count that lets
- * completion wrappers skip the table, thousands of requests at once) and the request watches
- * (mpi/request.h: a watch fires once, persistent requests keep theirs, forget with and without
- * running it). Request handles are made up: the tables only compare them. */
+ * completion wrappers skip the table, thousands of requests at once) and the watches other
+ * layers keep in it (mpi/request.h: a WATCH state, run once at completion, replaced when the
+ * handle is watched again). Request handles are made up: the table only compares them. */
 #include <stdint.h>
 #include <string.h>
 
 #include "core/proc.h"
 #include "mpi/reqtab.h"
-#include "mpi/request.h"
 #include "tap.h"
 
 static MPI_Request H(uintptr_t i) {   /* a handle: a pointer (Open MPI) or an int (MPICH) */
@@ -27,7 +26,7 @@ static void on_done(void *arg, MPI_Request req, const MPI_Status *st) {
 }
 
 int main(void) {
-  plan(18);
+  plan(17);
   hrace__proc.thread_level = MPI_THREAD_SINGLE;   /* one thread: the table skips its lock */
 
   ok(!hrace__rs_any(), "no state live at start");
@@ -61,23 +60,22 @@ int main(void) {
   ok(taken == N && !hrace__rs_any(), "taken back even first, then odd: nothing live");
   for (uintptr_t i = 0; i < N; i++) hrace__rs_free(s[i]);
 
-  /* Watches. */
+  /* Watches: states of kind WATCH in the same table; completion runs them. */
   int x, y;
-  ok(!hrace__request_watched(H(7)), "nothing watched at start");
+  MPI_Status st;
   hrace__request_watch(H(7), on_done, &x);
-  ok(hrace__request_watched(H(7)) && !hrace__request_watched(H(8)), "a watch is on its request only");
-  hrace__request_done(H(7), NULL, 1);
-  ok(fired == 1 && fired_arg == &x && hrace__request_watched(H(7)),
-     "a persistent request's completion fires and keeps the watch");
-  hrace__request_done(H(7), NULL, 0);
-  ok(fired == 2 && !hrace__request_watched(H(7)), "a plain completion fires and removes it");
-  hrace__request_done(H(7), NULL, 0);
-  is_int(2, fired, "a completed request's handle, reused unwatched, fires nothing");
+  hrace_rs_t *w = hrace__rs_get(H(7));
+  ok(w && w->kind == HRACE_RS_WATCH && w->watch_arg == &x && hrace__rs_any(),
+     "a watch is a WATCH state under its handle");
+  ok(hrace__rs_get(H(8)) == NULL, "on its request only");
+  hrace__rs_complete(hrace__rs_take(H(7)), &st, 1);
+  ok(fired == 1 && fired_arg == &x, "completion runs it once");
+  ok(hrace__rs_get(H(7)) == NULL && !hrace__rs_any(), "and it is gone");
+  hrace__request_watch(H(9), on_done, &x);
   hrace__request_watch(H(9), on_done, &y);
-  hrace__request_forget(H(9), 0);
-  ok(fired == 2 && !hrace__request_watched(H(9)), "forget drops a watch without running it");
-  hrace__request_watch(H(9), on_done, &y);
-  hrace__request_forget(H(9), 1);
-  ok(fired == 3 && fired_arg == &y, "forget with run set runs it (a freed Rput still completes)");
+  w = hrace__rs_get(H(9));
+  ok(w && w->watch_arg == &y && w->watch_req == H(9), "watching a handle again replaces the watch");
+  hrace__rs_complete(hrace__rs_take(H(9)), &st, 0);
+  ok(fired == 2 && fired_arg == &y, "and the new one runs, also for a nested call");
   return tap_done();
 }
