@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "base/hash.h"
+#include "base/list.h"
 #include "base/log.h"
 #include "base/options.h"
 #include "core/proc.h"
@@ -67,10 +68,10 @@ static _Atomic int nlazy_peers;   /* peers with lazy messages waiting */
 #define LAZY_MAX 32768
 
 /* ---- mailbox: replies for waiting threads ------------------------------------------------- */
-typedef struct mail { int src; int32_t tag; void *buf; size_t n; struct mail *next; } mail_t;
+typedef struct mail { hrace_list_t link; int src; int32_t tag; void *buf; size_t n; } mail_t;
 static pthread_mutex_t mail_mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t mail_cv = PTHREAD_COND_INITIALIZER;
-static mail_t *mail;
+static hrace_list_t mail = HRACE_LIST_INIT(mail);   /* arrival order */
 static int *nconn;             /* open connections from each peer (progress thread) */
 static char *gone;             /* peer closed all its connections: it ended (under mail_mu) */
 
@@ -79,11 +80,9 @@ static void deliver(int src, int32_t tag, const void *buf, size_t n) {
   void *copy = malloc(n ? n : 1);
   if (!m || !copy) abort();
   memcpy(copy, buf, n);
-  *m = (mail_t){ src, tag, copy, n, NULL };
+  *m = (mail_t){ .src = src, .tag = tag, .buf = copy, .n = n };
   pthread_mutex_lock(&mail_mu);
-  mail_t **p = &mail;
-  while (*p) p = &(*p)->next;
-  *p = m;
+  hrace_list_push_back(&mail, &m->link);
   pthread_cond_broadcast(&mail_cv);
   pthread_mutex_unlock(&mail_mu);
 }
@@ -102,16 +101,17 @@ void *hrace__chan_wait(int peer, int32_t tag, size_t *n) {
   int poke = t->tid >= 0 && t->depth > 0 && progress_comm != MPI_COMM_NULL;
   pthread_mutex_lock(&mail_mu);
   for (;;) {
-    for (mail_t **p = &mail; *p; p = &(*p)->next)
-      if ((*p)->src == peer && (*p)->tag == tag) {
-        mail_t *m = *p;
-        *p = m->next;
+    hrace_list_for_each(l, nx, &mail) {
+      mail_t *m = hrace_list_entry(l, mail_t, link);
+      if (m->src == peer && m->tag == tag) {
+        hrace_list_remove(&m->link);
         pthread_mutex_unlock(&mail_mu);
         void *buf = m->buf;
         *n = m->n;
         free(m);
         return buf;
       }
+    }
     if (gone[peer]) {
       pthread_mutex_unlock(&mail_mu);
       hrace__fatal("rank %d ended while this rank waited for its answer (did it crash or exit "
@@ -528,7 +528,11 @@ void hrace__chan_fini(void) {
   free(addrs), free(req), free(rep), free(nconn), free(gone);
   addrs = NULL, req = NULL, rep = NULL, nconn = NULL, gone = NULL;
   pthread_mutex_lock(&mail_mu);
-  for (mail_t *m = mail, *nx; m; m = nx) nx = m->next, free(m->buf), free(m);
-  mail = NULL;
+  hrace_list_for_each(l, nx, &mail) {
+    mail_t *m = hrace_list_entry(l, mail_t, link);
+    hrace_list_remove(l);
+    free(m->buf);
+    free(m);
+  }
   pthread_mutex_unlock(&mail_mu);
 }

@@ -32,6 +32,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "base/list.h"
 #include "base/map.h"
 #include "core/mpicode.h"
 #include "core/thread.h"
@@ -74,21 +75,27 @@ typedef struct rec {
   hrace_sync_t start, end;
   pthread_t id;
   int ended, detached;       /* under mu */
-  struct rec *next;
+  hrace_list_t link;         /* on recs while listed (else linked to itself) */
 } rec_t;
 
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
-static rec_t *recs;   /* threads created here, until joined (or, detached, until they end) */
+/* Threads created here, until joined (or, detached, until they end); newest first. */
+static hrace_list_t recs = HRACE_LIST_INIT(recs);
 
-/* Take r (or, r NULL, the record of thread t) off the list; caller holds mu. */
-static rec_t *unlist(rec_t *r, pthread_t t) {
-  for (rec_t **p = &recs; *p; p = &(*p)->next)
-    if (r ? *p == r : pthread_equal((*p)->id, t)) {
-      rec_t *x = *p;
-      *p = x->next;
-      return x;
-    }
+/* The listed record of thread t, or NULL; caller holds mu. */
+static rec_t *find(pthread_t t) {
+  hrace_list_for_each(l, nx, &recs) {
+    rec_t *x = hrace_list_entry(l, rec_t, link);
+    if (pthread_equal(x->id, t)) return x;
+  }
   return NULL;
+}
+
+/* Take r off the list: r, or NULL when it was not on it; caller holds mu. */
+static rec_t *unlist(rec_t *r) {
+  if (!r || r->link.next == &r->link) return NULL;
+  hrace_list_remove(&r->link);
+  return r;
 }
 
 static void rec_free(rec_t *r) {
@@ -104,7 +111,7 @@ static void ended(void *p) {
   hrace__release(&r->end, "the end of a thread");
   hrace__libc_mutex_lock(&mu);
   r->ended = 1;
-  int drop = r->detached && unlist(r, r->id);
+  int drop = r->detached && unlist(r);
   hrace__libc_mutex_unlock(&mu);
   if (drop) rec_free(r);
 }
@@ -127,6 +134,7 @@ HRACE_EXPORT int INTERPOSE(pthread_create)(pthread_t *t, const pthread_attr_t *a
   if (hrace__pc_in_self((uintptr_t)__builtin_return_address(0)) || !(r = calloc(1, sizeof *r)))
     return real_create(t, attr, fn, arg);
   r->fn = fn, r->arg = arg;
+  hrace_list_init(&r->link);
   int ds = PTHREAD_CREATE_JOINABLE;
   if (attr) pthread_attr_getdetachstate(attr, &ds);
   r->detached = ds == PTHREAD_CREATE_DETACHED;
@@ -138,8 +146,7 @@ HRACE_EXPORT int INTERPOSE(pthread_create)(pthread_t *t, const pthread_attr_t *a
   int rc = real_create(t, attr, trampoline, r);
   if (rc == 0) {
     r->id = *t;
-    r->next = recs;
-    recs = r;
+    hrace_list_push_front(&recs, &r->link);
   }
   hrace__libc_mutex_unlock(&mu);
   if (rc != 0) rec_free(r);
@@ -149,7 +156,7 @@ HRACE_EXPORT int INTERPOSE(pthread_create)(pthread_t *t, const pthread_attr_t *a
 /* Thread t was joined: the joiner is ordered after its end. */
 static void joined(pthread_t t, const char *why) {
   hrace__libc_mutex_lock(&mu);
-  rec_t *r = unlist(NULL, t);
+  rec_t *r = unlist(find(t));
   hrace__libc_mutex_unlock(&mu);
   if (r) {
     hrace__acquire(&r->end, why);
@@ -182,10 +189,8 @@ HRACE_EXPORT int INTERPOSE(pthread_detach)(pthread_t t) {
   int rc = REAL(detach_fn, "pthread_detach")(t);
   if (rc != 0) return rc;
   hrace__libc_mutex_lock(&mu);
-  rec_t *r = NULL;
-  for (rec_t *x = recs; x; x = x->next)
-    if (pthread_equal(x->id, t)) r = x;
-  if (r && r->ended) unlist(r, t);
+  rec_t *r = find(t);
+  if (r && r->ended) unlist(r);
   else if (r) r->detached = 1, r = NULL;
   hrace__libc_mutex_unlock(&mu);
   if (r) rec_free(r);
