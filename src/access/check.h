@@ -9,7 +9,6 @@
 #include "access/filter.h"
 #include "access/history.h"
 #include "access/thread.h"
-#include "core/runtime.h"
 
 /* The access is near tracked memory: find the ranges it meets and check it there (windows:
  * the shadow; in-flight buffers and peers' segments: src/rma). Out of line and cold, so that

@@ -27,6 +27,7 @@ typedef struct arr {
 
 _Atomic unsigned hrace__filter_seq;   /* odd while a writer changes the array */
 #define seq hrace__filter_seq
+hrace_buffer_access_t hrace__buffer_access_hook;
 static _Atomic(arr_t *) cur;
 static _Atomic unsigned count;
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;

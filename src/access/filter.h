@@ -21,10 +21,20 @@
 
 /* What a tracked range is. The access slow path dispatches on it. */
 enum hrace_track_kind {
-  HRACE_TRACK_WINDOW = 1,       /* local window memory: owner is the hrace_win_t */
-  HRACE_TRACK_BUFFER = 2,       /* an in-flight RMA operation's origin / result buffer: owner
-                                   is handed to hrace__buffer_access (src/rma/buffers.h) */
+  HRACE_TRACK_WINDOW = 1,       /* local window memory: owner is its hrace_shadow_t */
+  HRACE_TRACK_BUFFER = 2,       /* an in-flight RMA operation's origin / result buffer, or a
+                                   peer's shared-memory segment: owner is handed to
+                                   hrace__buffer_access_hook */
 };
+
+/* Hook (core/hooks.h explains the pattern): an access to [addr, addr+len) inside a
+ * HRACE_TRACK_BUFFER range, from the access slow path (flags: HRACE_ACC_*, op: hrace_op label,
+ * pc: the access's return address). Registered at load by the floor that adds such ranges
+ * (rma/buffers.c), so it is set whenever one exists. One indirect call on a path that has
+ * just searched the tracked ranges. */
+typedef void (*hrace_buffer_access_t)(void *owner, uintptr_t addr, uintptr_t len, uint16_t flags,
+                                      uint16_t op, uint32_t atomic_class, uintptr_t pc);
+extern hrace_buffer_access_t hrace__buffer_access_hook;
 
 typedef struct hrace_range {
   uintptr_t lo, hi;             /* [lo, hi) */

@@ -14,9 +14,10 @@
 #include <sys/mman.h>
 
 #include "clocks/found.h"
+#include "core/hooks.h"
+#include "report/compose.h"
 #include "report/report.h"
 #include "report/symbolize.h"
-#include "rma/window.h"
 
 #define MAX_TABLES 4096
 static _Atomic(hrace_hist_t *) tables[MAX_TABLES];
@@ -234,19 +235,15 @@ void hrace__history_check(const uint64_t *ranges, uint32_t nranges, hrace_aid_t 
 /* ---- the default report ---------------------------------------------------------------- */
 
 static void side(hrace_report_side_t *s, const hrace_access_t *d, uint64_t off, uint64_t len) {
-  s->op = hrace__op_name(d->op);
-  s->rank = d->rank;
-  s->thread = d->thread;
-  s->offset = off;
-  s->size = len;
-  if (d->flags & HRACE_ACC_REMOTE) s->loc = *(const hrace_srcloc_t *)d->loc;
-  else hrace__symbolize(d->pc, &s->loc);
+  hrace__report_side(s, hrace__op_name(d->op), d->rank, d->thread, off, len,
+                     (d->flags & HRACE_ACC_REMOTE) ? d->loc : NULL, d->pc);
 }
 
 void hrace__history_report(void *ctx, hrace_aid_t op, hrace_aid_t access, uint64_t addr,
                            uint64_t len) {
-  const hrace_win_t *w = ctx;
-  hrace_report_t r = { .kind = "origin-buffer", .window = w ? w->name : NULL,
+  hrace_segment_label_t seg = { 0 };
+  if (ctx && hrace__segment_label_hook) hrace__segment_label_hook(ctx, &seg);
+  hrace_report_t r = { .kind = "origin-buffer", .window = seg.window,
                        .owner = hrace__proc.rank, .base = (uintptr_t)addr };
   side(&r.a, hrace__access_get(op), 0, len);
   side(&r.b, hrace__access_get(access), 0, len);

@@ -1,7 +1,8 @@
 /* The history of plain memory: which thread recently read or wrote which bytes, so that an RMA
  * operation issued now can be checked against accesses that came *before* it in real time
- * without being ordered before it (DESIGN "Origin buffers are ordinary memory"; the race of
- * `thread 1: buf[i] = x;  thread 0: MPI_Put(buf, ...)` with no synchronisation between them).
+ * without being ordered before it (docs/access.md, "Origin buffers touched before the issue:
+ * the history"; the race of `thread 1: buf[i] = x;  thread 0: MPI_Put(buf, ...)` with no
+ * synchronisation between them).
  * An operation's buffer is a tracked range only from its issue on (src/rma/buffers.c); this is
  * the part before. docs/access.md has the design, its guarantees and its measured cost.
  *
@@ -27,7 +28,6 @@
 #include "access/thread.h"
 #include "clocks/access.h"
 #include "clocks/shadow.h"
-#include "core/runtime.h"
 
 #define HRACE_HIST_BITS 15        /* 32768 cells of 64 bytes: 2 MiB per thread, 2 MiB reach */
 #define HRACE_HIST_CELLS (1u << HRACE_HIST_BITS)
@@ -88,8 +88,8 @@ __attribute__((always_inline)) static inline void hrace__history_access(uintptr_
 void hrace__history_check(const uint64_t *ranges, uint32_t nranges, hrace_aid_t op,
                           const hrace_vc_t *view, hrace_race_sink_t sink, void *ctx);
 
-/* A sink for hrace__history_check that reports an "origin-buffer" race (ctx: the operation's
- * hrace_win_t, for the window's name; may be NULL). */
+/* A sink for hrace__history_check that reports an "origin-buffer" race (ctx: the shadow of the
+ * operation's window, named through core/hooks.h's hrace__segment_label_hook; may be NULL). */
 void hrace__history_report(void *ctx, hrace_aid_t op, hrace_aid_t access, uint64_t addr,
                            uint64_t len);
 

@@ -17,7 +17,7 @@
 #include <stdint.h>
 
 #include "access/check.h"
-#include "access/mpicode.h"
+#include "core/mpicode.h"
 #include "access/thread.h"
 
 typedef void *(*copy_fn)(void *, const void *, size_t);

@@ -9,7 +9,8 @@
 #include <stdint.h>
 
 #include "clocks/access.h"
-#include "core/runtime.h"
+#include "core/proc.h"
+#include "core/thread.h"
 
 #define HRACE_SSTACK 64           /* return addresses kept (a ring: the innermost ones win) */
 

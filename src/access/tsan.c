@@ -15,26 +15,23 @@
 #include <stdlib.h>
 
 #include "access/check.h"
-#include "access/mpicode.h"
+#include "core/mpicode.h"
 #include "access/thread.h"
 #include "clocks/shadow.h"
 #include "report/report.h"
 #include "core/race.h"
-#include "core/runtime.h"
-#include "rma/buffers.h"
-#include "rma/window.h"
 
 /* One tracked range met by an access: the window's shadow, or src/rma for buffers and peers. */
 static void at_range(const hrace_range_t *r, uintptr_t a, size_t len, uint32_t cls, uint16_t flags,
                      uint16_t op, uintptr_t pc) {
   uintptr_t lo = a > r->lo ? a : r->lo, hi = a + len < r->hi ? a + len : r->hi;
   if (r->kind == HRACE_TRACK_BUFFER) {
-    hrace__buffer_access(r->owner, lo, hi - lo, flags, op, cls, pc);
+    hrace__buffer_access_hook(r->owner, lo, hi - lo, flags, op, cls, pc);
     return;
   }
-  hrace_win_t *w = r->owner;
+  hrace_shadow_t *cells = r->owner;   /* HRACE_TRACK_WINDOW: a window segment's shadow */
   hrace_aid_t id = hrace__athread_aid(&hrace__at, pc, flags, op, cls);
-  hrace__shadow_access(&w->cells, lo - r->lo, hi - lo, id, hrace__thread_view(), hrace__race_sink, w);
+  hrace__shadow_access(cells, lo - r->lo, hi - lo, id, hrace__thread_view(), hrace__race_sink, cells);
 }
 
 /* Loads and stores of instrumented code made inside an MPI call are the application's too
@@ -71,7 +68,7 @@ void hrace__access_slow(uintptr_t a, size_t len, unsigned width, uint16_t flags,
     at->rkind = r[0].kind;
     at->rowner = r[0].owner;
     at->rgran = r[0].kind == HRACE_TRACK_WINDOW
-                    ? hrace__shadow_granules(&((hrace_win_t *)r[0].owner)->cells) : NULL;
+                    ? hrace__shadow_granules(r[0].owner) : NULL;
   }
   if (r != buf) free(r);
   at->busy = false;
@@ -90,9 +87,9 @@ __attribute__((noinline)) static void tracked_other(uintptr_t a, unsigned n, uin
     return;
   }
   hrace_athread_t *at = &hrace__at;
-  hrace_win_t *w = at->rowner;
+  hrace_shadow_t *cells = at->rowner;
   hrace_aid_t id = hrace__athread_aid(at, pc, flags, op, cls);
-  hrace__shadow_access(&w->cells, a - at->rlo, n, id, hrace__thread_view(), hrace__race_sink, w);
+  hrace__shadow_access(cells, a - at->rlo, n, id, hrace__thread_view(), hrace__race_sink, cells);
 }
 
 /* The steady state of a loop over a window: the access is in the window this thread found
@@ -126,9 +123,9 @@ __attribute__((noinline)) static void tracked(uintptr_t a, unsigned n, uint16_t 
     unsigned k = hrace__athread_aid_slot(pc);
     if (in_window && at->aids[k].pc == pc && at->aids[k].flags == flags &&
         at->aids[k].seg == hrace__athread_segment(at)) {
-      hrace_win_t *w = at->rowner;
-      hrace__shadow_access(&w->cells, a - at->rlo, n, at->aids[k].aid, hrace__thread_view(),
-                           hrace__race_sink, w);
+      hrace_shadow_t *cells = at->rowner;
+      hrace__shadow_access(cells, a - at->rlo, n, at->aids[k].aid, hrace__thread_view(),
+                           hrace__race_sink, cells);
     } else {
       tracked_other(a, n, flags, op, pc, in_window);
     }

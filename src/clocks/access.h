@@ -2,7 +2,7 @@
  * one kind made at one code address within one segment of one thread (its stretch between two
  * synchronisation events), or for one remote RMA operation. Shadow cells hold 32-bit ids, not
  * epochs, so that a remote operation's epoch can be fixed once, at its completion, for every
- * location it touched (seed 003's issued / completed states; DESIGN "An RMA operation is an
+ * location it touched (issued / completed states: docs/rma.md, "The model"; an RMA operation is an
  * interval").
  *
  * Descriptors live in a chunked table that only grows (ids are never reused): reclaiming them

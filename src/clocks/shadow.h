@@ -1,6 +1,6 @@
 /* Shadow state of tracked memory (window locations) and the race check: WHB last-write clocks
- * (seed 004's T_LastWrite) plus the reads since that write (seed 002's access clock, in
- * FastTrack's compact form), per byte.
+ * plus the reads since that write (in FastTrack's compact form), per byte (docs/design.md,
+ * "Shadow: per-byte cells referring to descriptors"; docs/access.md, "Window shadow: encoding").
  *
  * Cell = one 64-bit word per byte or run of bytes that share their state: the last write's
  * descriptor id, and the last read's id or a read set of up to HRACE_RSET_MAX concurrent
@@ -11,7 +11,7 @@
  *
  * A read is checked against the last write; a write against the last write and the reads.
  * Reads ordered before a newer read are dropped from the set (FastTrack), so the pairs reported
- * for one location are a subset of seed 004's race set; every racy location is reported. */
+ * for one location are a subset of all racing pairs; every racy location is reported. */
 #ifndef HRACE_CLOCKS_SHADOW_H
 #define HRACE_CLOCKS_SHADOW_H
 #include <stdatomic.h>
@@ -64,7 +64,7 @@ void hrace__shadow_usage(const hrace_shadow_t *sh, uint64_t *words, uint64_t *bl
 /* Forget everything recorded over [off, off+len) (memory detached or reused). */
 void hrace__shadow_clear(hrace_shadow_t *sh, uint64_t off, uint64_t len);
 /* Declare [off, off+len) a synchronisation variable (a flag the user annotated as a resource,
- * seed 001 Sec. IV-F): what was recorded there is forgotten, and later accesses are neither
+ * docs/rma.md, "Annotations"): what was recorded there is forgotten, and later accesses are neither
  * checked nor recorded, as for a lock word. Undone by hrace__shadow_clear. */
 void hrace__shadow_mark_sync(hrace_shadow_t *sh, uint64_t off, uint64_t len);
 #endif

@@ -2,11 +2,11 @@
  * "exporter" (for now: one per MPI process, indexed by world rank), a clock value counts that
  * exporter's synchronisation events (signals).
  *
- * Convention (seed 001, Sec. III-A): at a signal, an exporter sends its clock and then ticks
- * its own entry; at a wait, the waiter joins the received clock into its own. An access made
- * while exporter x's entry reads c is stamped with the epoch (x, c); it happened before an event
- * whose clock is V iff c <= V[x]. A remote operation still in flight has epoch (x, INF): it is
- * ordered before nothing until its completion fixes the epoch. */
+ * Convention (docs/design.md, "Happens-before: the clock model"): at a signal, an exporter sends
+ * its clock and then ticks its own entry; at a wait, the waiter joins the received clock into its
+ * own. An access made while exporter x's entry reads c is stamped with the epoch (x, c); it
+ * happened before an event whose clock is V iff c <= V[x]. A remote operation still in flight has
+ * epoch (x, INF): it is ordered before nothing until its completion fixes the epoch. */
 #ifndef HRACE_CLOCKS_VC_H
 #define HRACE_CLOCKS_VC_H
 #include <stdbool.h>
@@ -18,11 +18,11 @@ typedef uint32_t hrace_clk_t;
 typedef struct hrace_vc {
   uint32_t n;        /* number of entries */
   hrace_clk_t *c;    /* n entries, owned */
-  /* A thread's own clock has two parts (DESIGN "Clocks: hybrid"): this one, over exporters,
-   * which travels between processes, and a local part over the threads of its process, which
-   * never leaves it. A view used for checks points at its local part here; a clock that came
-   * in a message has none (NULL), and local accesses are then judged through the exporters'
-   * snapshots (exporter.h). */
+  /* A thread's own clock has two parts (docs/design.md, "Happens-before: the clock model"): this
+   * one, over exporters, which travels between processes, and a local part over the threads of its
+   * process, which never leaves it. A view used for checks points at its local part here; a clock
+   * that came in a message has none (NULL), and local accesses are then judged through the
+   * exporters' snapshots (exporter.h). */
   const struct hrace_vc *local;
 } hrace_vc_t;
 

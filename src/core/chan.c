@@ -26,9 +26,13 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "core/log.h"
-#include "core/options.h"
-#include "core/runtime.h"
+#include "base/hash.h"
+#include "base/list.h"
+#include "base/log.h"
+#include "base/options.h"
+#include "core/proc.h"
+#include "core/thread.h"
+#include "core/poll.h"
 
 #define HELLO_MAGIC 0x68726368u   /* "hrch" */
 #define MAX_IP 4
@@ -64,10 +68,10 @@ static _Atomic int nlazy_peers;   /* peers with lazy messages waiting */
 #define LAZY_MAX 32768
 
 /* ---- mailbox: replies for waiting threads ------------------------------------------------- */
-typedef struct mail { int src; int32_t tag; void *buf; size_t n; struct mail *next; } mail_t;
+typedef struct mail { hrace_list_t link; int src; int32_t tag; void *buf; size_t n; } mail_t;
 static pthread_mutex_t mail_mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t mail_cv = PTHREAD_COND_INITIALIZER;
-static mail_t *mail;
+static hrace_list_t mail = HRACE_LIST_INIT(mail);   /* arrival order */
 static int *nconn;             /* open connections from each peer (progress thread) */
 static char *gone;             /* peer closed all its connections: it ended (under mail_mu) */
 
@@ -76,11 +80,9 @@ static void deliver(int src, int32_t tag, const void *buf, size_t n) {
   void *copy = malloc(n ? n : 1);
   if (!m || !copy) abort();
   memcpy(copy, buf, n);
-  *m = (mail_t){ src, tag, copy, n, NULL };
+  *m = (mail_t){ .src = src, .tag = tag, .buf = copy, .n = n };
   pthread_mutex_lock(&mail_mu);
-  mail_t **p = &mail;
-  while (*p) p = &(*p)->next;
-  *p = m;
+  hrace_list_push_back(&mail, &m->link);
   pthread_cond_broadcast(&mail_cv);
   pthread_mutex_unlock(&mail_mu);
 }
@@ -99,16 +101,17 @@ void *hrace__chan_wait(int peer, int32_t tag, size_t *n) {
   int poke = t->tid >= 0 && t->depth > 0 && progress_comm != MPI_COMM_NULL;
   pthread_mutex_lock(&mail_mu);
   for (;;) {
-    for (mail_t **p = &mail; *p; p = &(*p)->next)
-      if ((*p)->src == peer && (*p)->tag == tag) {
-        mail_t *m = *p;
-        *p = m->next;
+    hrace_list_for_each(l, nx, &mail) {
+      mail_t *m = hrace_list_entry(l, mail_t, link);
+      if (m->src == peer && m->tag == tag) {
+        hrace_list_remove(&m->link);
         pthread_mutex_unlock(&mail_mu);
         void *buf = m->buf;
         *n = m->n;
         free(m);
         return buf;
       }
+    }
     if (gone[peer]) {
       pthread_mutex_unlock(&mail_mu);
       hrace__fatal("rank %d ended while this rank waited for its answer (did it crash or exit "
@@ -498,7 +501,7 @@ int hrace__chan_init(void) {
   for (int i = 0; i < nprocs; i++) remote |= strcmp(addrs[i].host, mine.host) != 0;
   if (remote || strcmp(tr, "tcp") == 0 || lfd_unix < 0) lfd_tcp = listen_tcp(&mine);
   if (me == 0 && getrandom(&cookie, sizeof cookie, 0) != sizeof cookie)
-    cookie = (uint64_t)time(NULL) * 0x9E3779B97F4A7C15ull ^ (uint64_t)getpid();
+    cookie = hrace_hash_mix64((uint64_t)time(NULL) << 22 ^ (uint64_t)getpid());
   PMPI_Bcast(&cookie, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
   PMPI_Allgather(&mine, sizeof mine, MPI_BYTE, addrs, sizeof mine, MPI_BYTE, MPI_COMM_WORLD);
   hrace__comm_private(MPI_COMM_WORLD, 3, &progress_comm);
@@ -540,7 +543,11 @@ void hrace__chan_fini(void) {
   free(addrs), free(req), free(rep), free(nconn), free(gone);
   addrs = NULL, req = NULL, rep = NULL, nconn = NULL, gone = NULL;
   pthread_mutex_lock(&mail_mu);
-  for (mail_t *m = mail, *nx; m; m = nx) nx = m->next, free(m->buf), free(m);
-  mail = NULL;
+  hrace_list_for_each(l, nx, &mail) {
+    mail_t *m = hrace_list_entry(l, mail_t, link);
+    hrace_list_remove(l);
+    free(m->buf);
+    free(m);
+  }
   pthread_mutex_unlock(&mail_mu);
 }

@@ -15,13 +15,14 @@
  * threads (the progress thread) are created without records.
  *
  * Locks, condition variables, barriers and semaphores are modelled for the application's own
- * calls only (the caller is an instrumented module, access/mpicode.h), as TSan does: a lock is
+ * calls only (the caller is an instrumented module, core/mpicode.h), as TSan does: a lock is
  * an acquire of the object's clock, an unlock a release into it (before the real unlock, while
  * the caller still holds it), a condition wait a release and re-acquire of its mutex, a
  * barrier a release then acquire, sem_post / sem_wait a release / acquire. The MPI library's
  * and libomp's internal locking is left alone: two threads that both call MPI must not look
  * ordered by the library's mutexes (the hybrid precision of docs/design.md). */
-#undef pthread_mutex_lock     /* core/libc.h: this file defines what the others call */
+#include "base/libc.h"         /* hrace__libc_mutex_lock / unlock (the testlib lacks -include) */
+#undef pthread_mutex_lock     /* base/libc.h: this file defines what the others call */
 #undef pthread_mutex_unlock
 #include <dlfcn.h>
 #include <errno.h>
@@ -31,8 +32,11 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "access/mpicode.h"
-#include "core/runtime.h"
+#include "base/list.h"
+#include "base/map.h"
+#include "core/mpicode.h"
+#include "core/thread.h"
+#include "core/hb.h"
 
 /* The unit tests link a static copy of the runtime into each test program: there the
  * interposers get other names, or every test would pull the runtime in through its locks. */
@@ -61,22 +65,6 @@
     if (HRACE_UNLIKELY(!g_)) f_ = g_ = (type)dlsym(RTLD_NEXT, name);                            \
     g_;                                                                                         \
   })
-/* core/libc.h: hrace's own lock and unlock, bound to libc's on first use. */
-static int first_lock(pthread_mutex_t *m);
-static int first_unlock(pthread_mutex_t *m);
-int (*hrace__libc_mutex_lock)(pthread_mutex_t *) = first_lock;
-int (*hrace__libc_mutex_unlock)(pthread_mutex_t *) = first_unlock;
-static int first_lock(pthread_mutex_t *m) {
-  int (*f)(pthread_mutex_t *) = (int (*)(pthread_mutex_t *))dlsym(RTLD_NEXT, "pthread_mutex_lock");
-  __atomic_store_n(&hrace__libc_mutex_lock, f, __ATOMIC_RELAXED);
-  return f(m);
-}
-static int first_unlock(pthread_mutex_t *m) {
-  int (*f)(pthread_mutex_t *) = (int (*)(pthread_mutex_t *))dlsym(RTLD_NEXT, "pthread_mutex_unlock");
-  __atomic_store_n(&hrace__libc_mutex_unlock, f, __ATOMIC_RELAXED);
-  return f(m);
-}
-
 typedef int (*create_fn)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
 typedef int (*join_fn)(pthread_t, void **);
 typedef int (*detach_fn)(pthread_t);
@@ -87,21 +75,27 @@ typedef struct rec {
   hrace_sync_t start, end;
   pthread_t id;
   int ended, detached;       /* under mu */
-  struct rec *next;
+  hrace_list_t link;         /* on recs while listed (else linked to itself) */
 } rec_t;
 
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
-static rec_t *recs;   /* threads created here, until joined (or, detached, until they end) */
+/* Threads created here, until joined (or, detached, until they end); newest first. */
+static hrace_list_t recs = HRACE_LIST_INIT(recs);
 
-/* Take r (or, r NULL, the record of thread t) off the list; caller holds mu. */
-static rec_t *unlist(rec_t *r, pthread_t t) {
-  for (rec_t **p = &recs; *p; p = &(*p)->next)
-    if (r ? *p == r : pthread_equal((*p)->id, t)) {
-      rec_t *x = *p;
-      *p = x->next;
-      return x;
-    }
+/* The listed record of thread t, or NULL; caller holds mu. */
+static rec_t *find(pthread_t t) {
+  hrace_list_for_each(l, nx, &recs) {
+    rec_t *x = hrace_list_entry(l, rec_t, link);
+    if (pthread_equal(x->id, t)) return x;
+  }
   return NULL;
+}
+
+/* Take r off the list: r, or NULL when it was not on it; caller holds mu. */
+static rec_t *unlist(rec_t *r) {
+  if (!r || r->link.next == &r->link) return NULL;
+  hrace_list_remove(&r->link);
+  return r;
 }
 
 static void rec_free(rec_t *r) {
@@ -117,7 +111,7 @@ static void ended(void *p) {
   hrace__release(&r->end, "the end of a thread");
   hrace__libc_mutex_lock(&mu);
   r->ended = 1;
-  int drop = r->detached && unlist(r, r->id);
+  int drop = r->detached && unlist(r);
   hrace__libc_mutex_unlock(&mu);
   if (drop) rec_free(r);
 }
@@ -140,6 +134,7 @@ HRACE_EXPORT int INTERPOSE(pthread_create)(pthread_t *t, const pthread_attr_t *a
   if (hrace__pc_in_self((uintptr_t)__builtin_return_address(0)) || !(r = calloc(1, sizeof *r)))
     return real_create(t, attr, fn, arg);
   r->fn = fn, r->arg = arg;
+  hrace_list_init(&r->link);
   int ds = PTHREAD_CREATE_JOINABLE;
   if (attr) pthread_attr_getdetachstate(attr, &ds);
   r->detached = ds == PTHREAD_CREATE_DETACHED;
@@ -151,8 +146,7 @@ HRACE_EXPORT int INTERPOSE(pthread_create)(pthread_t *t, const pthread_attr_t *a
   int rc = real_create(t, attr, trampoline, r);
   if (rc == 0) {
     r->id = *t;
-    r->next = recs;
-    recs = r;
+    hrace_list_push_front(&recs, &r->link);
   }
   hrace__libc_mutex_unlock(&mu);
   if (rc != 0) rec_free(r);
@@ -162,7 +156,7 @@ HRACE_EXPORT int INTERPOSE(pthread_create)(pthread_t *t, const pthread_attr_t *a
 /* Thread t was joined: the joiner is ordered after its end. */
 static void joined(pthread_t t, const char *why) {
   hrace__libc_mutex_lock(&mu);
-  rec_t *r = unlist(NULL, t);
+  rec_t *r = unlist(find(t));
   hrace__libc_mutex_unlock(&mu);
   if (r) {
     hrace__acquire(&r->end, why);
@@ -195,10 +189,8 @@ HRACE_EXPORT int INTERPOSE(pthread_detach)(pthread_t t) {
   int rc = REAL(detach_fn, "pthread_detach")(t);
   if (rc != 0) return rc;
   hrace__libc_mutex_lock(&mu);
-  rec_t *r = NULL;
-  for (rec_t *x = recs; x; x = x->next)
-    if (pthread_equal(x->id, t)) r = x;
-  if (r && r->ended) unlist(r, t);
+  rec_t *r = find(t);
+  if (r && r->ended) unlist(r);
   else if (r) r->detached = 1, r = NULL;
   hrace__libc_mutex_unlock(&mu);
   if (r) rec_free(r);
@@ -208,46 +200,28 @@ HRACE_EXPORT int INTERPOSE(pthread_detach)(pthread_t t) {
 /* ---- locks and friends ------------------------------------------------------------------------ */
 /* The clock of each application synchronisation object, by address; dropped at destroy so a
  * reused address starts afresh. */
-typedef struct obj { const void *addr; hrace_sync_t s; struct obj *next; } obj_t;
-#define NBUCKET 1024
-static obj_t *bucket[NBUCKET];
+typedef struct obj { hrace_sync_t s; } obj_t;
+static hrace_map_t objs = HRACE_MAP_INIT;   /* address -> obj_t, under obj_mu */
 static pthread_mutex_t obj_mu = PTHREAD_MUTEX_INITIALIZER;
 
-static unsigned bucket_of(const void *a) {
-  uint64_t k = (uintptr_t)a;
-  k ^= k >> 17;
-  k *= 0xed5ad4bbu;
-  return (unsigned)(k ^ (k >> 29)) % NBUCKET;
-}
-
 static hrace_sync_t *obj_of(const void *a) {
-  unsigned b = bucket_of(a);
   hrace__libc_mutex_lock(&obj_mu);
-  obj_t *o = bucket[b];
-  while (o && o->addr != a) o = o->next;
+  obj_t *o = hrace_map_get(&objs, (uintptr_t)a);
   if (!o && (o = calloc(1, sizeof *o))) {
-    o->addr = a;
     hrace__sync_obj_init(&o->s);
-    o->next = bucket[b];
-    bucket[b] = o;
+    hrace_map_put(&objs, (uintptr_t)a, o);
   }
   hrace__libc_mutex_unlock(&obj_mu);
   return o ? &o->s : NULL;
 }
 
 static void obj_drop(const void *a) {
-  unsigned b = bucket_of(a);
   hrace__libc_mutex_lock(&obj_mu);
-  for (obj_t **p = &bucket[b]; *p; p = &(*p)->next)
-    if ((*p)->addr == a) {
-      obj_t *o = *p;
-      *p = o->next;
-      hrace__libc_mutex_unlock(&obj_mu);
-      hrace__sync_obj_destroy(&o->s);
-      free(o);
-      return;
-    }
+  obj_t *o = hrace_map_del(&objs, (uintptr_t)a);
   hrace__libc_mutex_unlock(&obj_mu);
+  if (!o) return;
+  hrace__sync_obj_destroy(&o->s);
+  free(o);
 }
 
 static void acq(const void *a, const char *why) {

@@ -8,23 +8,20 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "core/options.h"
-#include "core/runtime.h"
-#include "rma/window.h"
+#include "base/options.h"
+#include "base/map.h"
+#include "core/hooks.h"
+#include "core/proc.h"
+#include "core/stack.h"
 
-/* The stack table of the access layer (src/access/stack.h, issue 6): the interned call stack
- * `id` as return addresses, innermost first, without the access's own pc. Weak until that
- * module is linked in: a null function means no stacks yet. */
-extern unsigned hrace__stack_get(uint32_t id, const uintptr_t **pcs) __attribute__((weak));
 
 /* ---- interned remote sites (with the origin's frames, when it sent them) ---- */
 typedef struct site {
   hrace_srcloc_t loc;          /* first: descriptors point here */
   unsigned nframes;
   hrace_frame_t frames[HRACE_REPORT_FRAMES];
-  struct site *next;
 } site_t;
-static site_t *sites[256];
+static hrace_map_t sites = HRACE_MAP_INIT;   /* hash of the frames -> site_t, under sites_mu */
 static pthread_mutex_t sites_mu = PTHREAD_MUTEX_INITIALIZER;
 
 static char *xstrdup(const char *s) {
@@ -42,21 +39,28 @@ static bool frames_eq(const site_t *s, const hrace_frame_t *f, unsigned n) {
   return true;
 }
 
+typedef struct frames { const hrace_frame_t *f; unsigned n; } frames_t;
+
+/* hrace_map_find's eq: does site val hold exactly the frames of arg (a frames_t)? The first
+ * is its location: with n == 0 a "??" frame stands in (hrace__site_intern_frames). */
+static bool site_is(const void *val, const void *arg) {
+  const site_t *s = val;
+  const frames_t *k = arg;
+  const hrace_srcloc_t *loc = &k->f[0].loc;
+  return s->loc.line == loc->line && !strcmp(s->loc.file, loc->file) &&
+         !strcmp(s->loc.func, loc->func) && frames_eq(s, k->f, k->n);
+}
+
 const hrace_srcloc_t *hrace__site_intern_frames(const hrace_frame_t *f, unsigned n) {
   if (n > HRACE_REPORT_FRAMES) n = HRACE_REPORT_FRAMES;
   hrace_frame_t top = { .loc = { "??", "??", 0 } };
   if (n == 0) f = &top;
   const hrace_srcloc_t *loc = &f[0].loc;
-  unsigned h = (unsigned)loc->line + n;
-  for (const char *p = loc->file; *p; p++) h = h * 31 + (unsigned char)*p;
-  for (const char *p = loc->func; *p; p++) h = h * 31 + (unsigned char)*p;
-  h &= 255;
+  uint64_t h = hrace_hash_str(loc->func, hrace_hash_str(loc->file, HRACE_HASH_SEED));
+  h = hrace_hash_combine(h, (uint64_t)loc->line << 8 | n);
+  frames_t key = { f, n };
   pthread_mutex_lock(&sites_mu);
-  site_t *s;
-  for (s = sites[h]; s; s = s->next)
-    if (s->loc.line == loc->line && !strcmp(s->loc.file, loc->file) &&
-        !strcmp(s->loc.func, loc->func) && frames_eq(s, f, n))
-      break;
+  site_t *s = hrace_map_find(&sites, h, site_is, &key);
   if (!s) {
     s = calloc(1, sizeof *s);
     if (!s) abort();
@@ -65,8 +69,7 @@ const hrace_srcloc_t *hrace__site_intern_frames(const hrace_frame_t *f, unsigned
     for (unsigned i = 0; i < n; i++)
       s->frames[i] = (hrace_frame_t){ .loc = { xstrdup(f[i].loc.func), xstrdup(f[i].loc.file),
                                                f[i].loc.line }, .inlined = f[i].inlined };
-    s->next = sites[h];
-    sites[h] = s;
+    hrace_map_add(&sites, h, s);
   }
   pthread_mutex_unlock(&sites_mu);
   return &s->loc;
@@ -91,7 +94,7 @@ void hrace__race_side_frames(hrace_report_side_t *s, uint32_t stack, uintptr_t p
     n = 1;
   }
   const uintptr_t *pcs = NULL;
-  unsigned npcs = stack && hrace__stack_get ? hrace__stack_get(stack, &pcs) : 0;
+  unsigned npcs = stack ? hrace__stack_get(stack, &pcs) : 0;
   /* The stack ends at main: the C runtime's frames below it say nothing about the race. */
   for (unsigned i = 0; i < npcs && n < max && strcmp(s->frames[n - 1].loc.func, "main"); i++)
     if (pcs[i] != pc) n += hrace__symbolize_frames(pcs[i], s->frames + n, max - n);
@@ -105,15 +108,9 @@ static const site_t *site_of(const hrace_access_t *a) {
 
 /* Only what dedup needs: op, rank, thread, location. */
 static void side_head(hrace_report_side_t *s, const hrace_access_t *a, uint64_t off, uint64_t len) {
-  s->op = hrace__op_name(a->op);
-  s->rank = a->rank;
-  s->thread = a->thread;
-  s->offset = off;
-  s->size = len;
-  if (a->flags & (HRACE_ACC_REMOTE | HRACE_ACC_FOREIGN))   /* made elsewhere: a site */
-    s->loc = site_of(a)->loc;
-  else
-    hrace__symbolize(a->pc, &s->loc);
+  bool elsewhere = a->flags & (HRACE_ACC_REMOTE | HRACE_ACC_FOREIGN);   /* made there: a site */
+  hrace__report_side(s, hrace__op_name(a->op), a->rank, a->thread, off, len,
+                     elsewhere ? &site_of(a)->loc : NULL, a->pc);
 }
 
 static const char *base_name(const char *path);
@@ -234,14 +231,13 @@ static void hint(char *out, size_t n, const hrace_access_t *now, const hrace_acc
 }
 
 /* ---- memory: variable or allocation ---- */
-static void memory(hrace_report_t *r, const hrace_win_t *w) {
+static void memory(hrace_report_t *r, const hrace_segment_label_t *seg) {
   if (hrace__symbolize_data(r->addr, &r->variable)) return;
   r->variable.name = NULL;
-  if (!w) return;
-  /* memory of a dynamic window comes from the application and is attached */
-  r->allocation = w->kind == HRACE_WIN_DYNAMIC ? "MPI_Win_attach" : hrace__win_creator(w->kind);
-  r->alloc_base = (uintptr_t)w->base;
-  r->alloc_size = w->size;
+  if (!seg) return;
+  r->allocation = seg->allocation;
+  r->alloc_base = seg->base;
+  r->alloc_size = seg->size;
 }
 
 void hrace__race_report(hrace_report_t *r, uintptr_t addr) {
@@ -251,11 +247,12 @@ void hrace__race_report(hrace_report_t *r, uintptr_t addr) {
 }
 
 void hrace__race_sink(void *ctx, hrace_aid_t now, hrace_aid_t prev, uint64_t off, uint64_t len) {
-  const hrace_win_t *w = ctx;
+  hrace_segment_label_t seg = { 0 };
+  if (hrace__segment_label_hook) hrace__segment_label_hook(ctx, &seg);
   const hrace_access_t *a = hrace__access_get(now), *b = hrace__access_get(prev);
   hrace_report_t r = {
-    .kind = kind_of(a, b), .window = w->name, .owner = hrace__proc.rank,
-    .base = (uintptr_t)w->base, .addr = (uintptr_t)w->base + off,
+    .kind = kind_of(a, b), .window = seg.window, .owner = hrace__proc.rank,
+    .base = seg.base, .addr = seg.base + off,
   };
   side_head(&r.a, a, off, len);
   side_head(&r.b, b, off, len);
@@ -264,7 +261,7 @@ void hrace__race_sink(void *ctx, hrace_aid_t now, hrace_aid_t prev, uint64_t off
   if (!s) return;
   side_rest(&r.a, a, now, s->sync_a, sizeof s->sync_a);
   side_rest(&r.b, b, prev, s->sync_b, sizeof s->sync_b);
-  memory(&r, w);
+  memory(&r, &seg);
   hint(s->hint, sizeof s->hint, a, b, &r.a, &r.b, prev);
   r.hint = s->hint;
   hrace__report_race(&r);

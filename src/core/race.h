@@ -5,10 +5,12 @@
 #define HRACE_CORE_RACE_H
 #include <stdint.h>
 #include "clocks/access.h"
+#include "report/compose.h"
 #include "report/report.h"
 #include "report/symbolize.h"
 
-/* hrace_race_sink_t for window shadows: ctx is the hrace_win_t (segment). */
+/* hrace_race_sink_t for window shadows: ctx is the segment's hrace_shadow_t, which
+ * hrace__segment_label_hook (core/hooks.h) names. */
 void hrace__race_sink(void *ctx, hrace_aid_t now, hrace_aid_t prev, uint64_t off, uint64_t len);
 
 /* A source location that arrived from another rank, interned for the life of the process.

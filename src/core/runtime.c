@@ -1,5 +1,5 @@
 /* Process and thread state, the hybrid clocks' signal / wait / release / acquire, and
- * per-segment access descriptors (see runtime.h).
+ * per-segment access descriptors (see proc.h, thread.h, hb.h).
  *
  *   event                      local part l (threads)        global part g (exporters)
  *   thread starts              l[self] = 1                   -
@@ -11,7 +11,9 @@
  * "self" is the current context (the thread's own, or the explicit task it runs). A local access
  * is stamped (self, l[self]); an RMA operation completed by exporter e is stamped (e, k), k the
  * value e publishes next. Ticks happen after the event, so later accesses are not covered. */
-#include "core/runtime.h"
+#include "core/hb.h"
+#include "core/proc.h"
+#include "core/thread.h"
 
 #include <stdatomic.h>
 #include <stdio.h>
@@ -21,10 +23,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "access/stack.h"
+#include "base/log.h"
+#include "base/options.h"
 #include "clocks/exporter.h"
-#include "core/log.h"
-#include "core/options.h"
+#include "core/hooks.h"
 
 hrace_proc_t hrace__proc = { .rank = -1, .thread_level = MPI_THREAD_MULTIPLE };
 
@@ -79,33 +81,6 @@ void hrace__runtime_init(void) { hrace__options_init(); }
 __attribute__((constructor)) static void runtime_ctor(void) {
   hrace__thread();
   hrace__runtime_init();
-}
-
-int hrace__poll_wait(MPI_Request *r, MPI_Status *st, void (*late)(const void *), const void *arg) {
-  int done = 0, rc;
-  struct timespec t0 = { 0, 0 }, now;
-  for (unsigned i = 0; (rc = PMPI_Test(r, &done, st)) == MPI_SUCCESS && !done; i++) {
-    if (i < 64) continue;                        /* almost always done by now */
-    sched_yield();
-    if (!late || (i & 1023) != 64) continue;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    if (!t0.tv_sec) {
-      t0 = now;
-    } else if (now.tv_sec - t0.tv_sec >= 10) {
-      late(arg);
-      late = NULL;
-    }
-  }
-  return rc;
-}
-
-int hrace__comm_private(MPI_Comm parent, int tag, MPI_Comm *out) {
-  MPI_Group g;
-  int rc = PMPI_Comm_group(parent, &g);
-  if (rc != MPI_SUCCESS) return rc;
-  rc = PMPI_Comm_create_group(parent, g, tag, out);
-  PMPI_Group_free(&g);
-  return rc;
 }
 
 void hrace__runtime_mpi_init(int rank, int size, int required) {
@@ -227,7 +202,7 @@ hrace_clk_t hrace__thread_epoch(void) {
  * exchange itself brought back, which the published clock did not know). */
 static inline const hrace_vc_t *signal_clock(hrace_thread_t *t) {
   if (HRACE_UNLIKELY(atomic_load_explicit(&hrace__fwd_pending, memory_order_relaxed)))
-    hrace__fwd_flush(1);
+    hrace__fwd_flush_hook(1);
   hrace_ctx_t *c = t->cur;
   uint32_t e = exporter(t);
   if (t->snapped != t->published) {
@@ -413,7 +388,7 @@ hrace_aid_t hrace__local_access(uintptr_t pc, uint16_t flags, uint16_t op, uint3
     return t->cache[slot].id;
   hrace_access_t a = {
     .exporter = c->idx, .flags = flags, .op = op, .atomic_class = atomic_class,
-    .rank = hrace__proc.rank, .thread = t->tid, .pc = pc, .stack = hrace__stack_capture_at(pc),
+    .rank = hrace__proc.rank, .thread = t->tid, .pc = pc, .stack = hrace__stack_capture_hook ? hrace__stack_capture_hook(pc) : 0,
     .sync = c->region,
   };
   atomic_init(&a.clk, epoch);

@@ -1,5 +1,5 @@
 /* Collectives: the real call, then the clock exchange of its class on the communicator's
- * shadow (seed 001 Sec. III-F/G). The clock sent is the one at the call's start (the signal).
+ * shadow (docs/mpi.md, "Collectives"). The clock sent is the one at the call's start (the signal).
  *
  *   class     calls                                  exchange on the shadow       who joins / ticks
  *   all2all   Barrier, Allgather(v), Alltoall(v/w),  sparse all-reduce (below)    all / all
@@ -13,14 +13,14 @@
  * Sparse all-to-all: after an all-to-all, a member's entry is known exactly by everyone (no one
  * knows more of it than the member itself), so members contribute only their own entry; the
  * entries of processes outside the group must still be max-reduced, or the members miss what
- * an outsider told one of them (seed 001 Fig. 3). On a communicator that spans every process
- * this is an Allgather of one entry per member; otherwise one Allreduce(MAX) over
+ * an outsider told one of them (docs/mpi.md, "Collectives"). On a communicator that spans every
+ * process this is an Allgather of one entry per member; otherwise one Allreduce(MAX) over
  * [one slot per member | outsiders' entries]. Intercommunicators: Allreduce(MAX) of whole
  * clocks, which MPI delivers from the other group only (MPI-3.1 Sec. 5.2.3).
  *
- * Per-thread exporters (DESIGN "Clocks: hybrid"): "a member's own entry" becomes the entry of
- * the exporter that makes the call; the process's other exporters join the max-reduced part
- * (own_slot() and outsiders() are the two places that change).
+ * Per-thread exporters (docs/mpi.md, "Per-thread exporters"): "a member's own entry" becomes the
+ * entry of the exporter that makes the call; the process's other exporters join the max-reduced
+ * part (own_slot() and outsiders() are the two places that change).
  *
  * Layers. With several exporter slots per process (above MPI_THREAD_FUNNELED) a clock has
  * size x slots entries, entry rank + size x slot (clocks/exporter.c): layer j holds every
@@ -46,8 +46,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/log.h"
-#include "core/runtime.h"
+#include "base/log.h"
+#include "core/thread.h"
 #include "mpi/frame.h"
 #include "mpi/handlers.h"
 #include "mpi/reqtab.h"

@@ -6,61 +6,27 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include "core/runtime.h"
+#include "base/map.h"
+#include "core/poll.h"
 #include "mpi/handlers.h"
 #include "mpi/msgrace.h"
 #include "mpi/reqtab.h"
 
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
-static hrace_comm_t **tab;             /* open addressing; NULL = empty, &tomb = deleted */
-static size_t cap, used;
-static hrace_comm_t tomb;
+static hrace_map_t tab = HRACE_MAP_INIT;   /* MPI_Comm -> hrace_comm_t, under mu */
 _Atomic unsigned hrace__comm_gen = 1;
 static uint32_t next_id = 1;
 
 __thread hrace_comm_last_t hrace__comm_last __attribute__((tls_model("initial-exec")));
 
-static size_t hash(MPI_Comm c) {
-  uint64_t k = 0;
-  memcpy(&k, &c, sizeof c < sizeof k ? sizeof c : sizeof k);
-  k ^= k >> 29;
-  k *= 0xBF58476D1CE4E5B9ull;
-  return (size_t)(k ^ (k >> 32));
-}
-
-static hrace_comm_t **slot_of(MPI_Comm c) {
-  if (!cap) return NULL;
-  for (size_t i = hash(c) & (cap - 1), n = 0; n < cap; i = (i + 1) & (cap - 1), n++) {
-    if (!tab[i]) return NULL;
-    if (tab[i] != &tomb && tab[i]->comm == c) return &tab[i];
-  }
-  return NULL;
-}
-
-static void insert(hrace_comm_t *r) {
-  if ((used + 1) * 2 > cap) {
-    hrace_comm_t **old = tab;
-    size_t oldcap = cap;
-    cap = cap ? cap * 2 : 64;
-    tab = calloc(cap, sizeof *tab);
-    if (!tab) abort();
-    used = 0;
-    for (size_t i = 0; i < oldcap; i++)
-      if (old[i] && old[i] != &tomb) insert(old[i]);
-    free(old);
-  }
-  size_t i = hash(r->comm) & (cap - 1);
-  while (tab[i] && tab[i] != &tomb) i = (i + 1) & (cap - 1);
-  if (!tab[i]) used++;
-  tab[i] = r;
-}
+/* (A record replaced under a reused handle is a stale one of a freed communicator.) */
+static void insert(hrace_comm_t *r) { hrace_map_put(&tab, HRACE_HASH_KEY(r->comm), r); }
 
 hrace_comm_t *hrace__comm_of_slow(MPI_Comm c) {
   unsigned g = atomic_load_explicit(&hrace__comm_gen, memory_order_acquire);
   if (c == MPI_COMM_NULL) return NULL;
   pthread_mutex_lock(&mu);
-  hrace_comm_t **s = slot_of(c);
-  hrace_comm_t *r = s ? *s : NULL;
+  hrace_comm_t *r = hrace_map_get(&tab, HRACE_HASH_KEY(c));
   pthread_mutex_unlock(&mu);
   hrace__comm_last.c = c, hrace__comm_last.rec = r, hrace__comm_last.gen = g;
   return r;
@@ -127,9 +93,7 @@ hrace_comm_t *hrace__comm_register(MPI_Comm nc, MPI_Comm shadow, uint32_t id) {
   }
   r->id = id ? id : agree_id(shadow, r->inter);
   pthread_mutex_lock(&mu);
-  hrace_comm_t **s = slot_of(nc);
-  if (s) *s = r;     /* a stale record of a freed handle the application reused */
-  else insert(r);
+  insert(r);
   pthread_mutex_unlock(&mu);
   atomic_fetch_add_explicit(&hrace__comm_gen, 1, memory_order_release);
   return r;
@@ -165,7 +129,7 @@ int hrace__h_comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *req, int a
   /* No agreement round at completion (members complete at different times): the id derives
    * from the parent's id and its count of idups, equal at every member; top bit set keeps it
    * apart from agreed ids. */
-  uint64_t k = ((uint64_t)parent->id << 32 | ++parent->nidup) * 0x9E3779B97F4A7C15ull;
+  uint64_t k = hrace_hash_mix64((uint64_t)parent->id << 32 | ++parent->nidup);
   s->sync_id = (uint32_t)(k >> 33) | 0x80000000u;
   if (PMPI_Comm_idup(comm, &s->shadow_comm, &s->shadow_req[0]) != MPI_SUCCESS) {
     free(s);
@@ -178,9 +142,7 @@ int hrace__h_comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *req, int a
 void *hrace__comm_freeing(MPI_Comm c) {
   if (c == MPI_COMM_WORLD || c == MPI_COMM_SELF || c == MPI_COMM_NULL) return NULL;
   pthread_mutex_lock(&mu);
-  hrace_comm_t **s = slot_of(c);
-  hrace_comm_t *r = s ? *s : NULL;
-  if (s) *s = &tomb;
+  hrace_comm_t *r = hrace_map_del(&tab, HRACE_HASH_KEY(c));
   pthread_mutex_unlock(&mu);
   atomic_fetch_add_explicit(&hrace__comm_gen, 1, memory_order_release);
   return r;
@@ -208,15 +170,13 @@ void hrace__comm_init(void) {
 
 void hrace__comm_fini(void) {
   pthread_mutex_lock(&mu);
-  for (size_t i = 0; i < cap; i++)
-    if (tab[i] && tab[i] != &tomb) {
-      hrace_comm_t *r = tab[i];
-      if (r->comm == MPI_COMM_WORLD) r->shadow = MPI_COMM_NULL;   /* init.c frees it */
-      drop(r);
-    }
-  free(tab);
-  tab = NULL;
-  cap = used = 0;
+  void *v;
+  for (size_t it = 0; hrace_map_next(&tab, &it, NULL, &v);) {
+    hrace_comm_t *r = v;
+    if (r->comm == MPI_COMM_WORLD) r->shadow = MPI_COMM_NULL;   /* init.c frees it */
+    drop(r);
+  }
+  hrace_map_free(&tab);
   pthread_mutex_unlock(&mu);
   atomic_fetch_add_explicit(&hrace__comm_gen, 1, memory_order_release);
 }

@@ -26,7 +26,7 @@ typedef struct hrace_comm {
   int *world;                /* local group rank -> world rank */
   int *rworld;               /* remote group rank -> world rank (intercommunicators) */
   int nout;                  /* world ranks outside the group (intracomms): the sparse exchange */
-  int *out;                  /*   carries their entries (seed 001 Sec. III-G, Fig. 3) */
+  int *out;                  /*   carries their entries (docs/mpi.md, "Collectives") */
   uint32_t nidup;            /* MPI_Comm_idup calls on this communicator (idup ids) */
   _Atomic int wild;          /* a wildcard receive was posted here: check message races */
   struct hrace_mrace *mr;    /* message-race state (msgrace.c), under its lock */

@@ -1,7 +1,7 @@
 /* Request completion and persistent requests. Every request any Wait* / Test* completes gets
- * (1) hrace's own completion step (reqtab.h: unpack + join for receives, the synchronous
- * sender's answer, a collective's exchange), then (2) the watch of other layers
- * (hrace__request_done, request.h), with the handle it had before MPI reset it.
+ * its completion action from the request table (reqtab.h: unpack + join for receives, the
+ * synchronous sender's answer, a collective's exchange, another layer's watch with the handle
+ * it had before MPI reset it).
  *
  *   call                  completed requests                          notes
  *   Wait, Test(flag)      the one                                     inactive persistent: nothing
@@ -17,11 +17,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/runtime.h"
 #include "mpi/handlers.h"
 #include "mpi/posted.h"
 #include "mpi/reqtab.h"
-#include "mpi/request.h"
 
 void hrace__rs_complete(hrace_rs_t *s, MPI_Status *st, int active) {
   switch (s->kind) {
@@ -46,6 +44,9 @@ void hrace__rs_complete(hrace_rs_t *s, MPI_Status *st, int active) {
     if (*s->newcomm != MPI_COMM_NULL) hrace__comm_register(*s->newcomm, s->shadow_comm, s->sync_id);
     else if (s->shadow_comm != MPI_COMM_NULL) PMPI_Comm_free(&s->shadow_comm);
     break;
+  case HRACE_RS_WATCH:
+    s->watch(s->watch_arg, s->watch_req, st);
+    break;
   }
   if (!s->persistent) hrace__rs_free(s);
 }
@@ -56,7 +57,6 @@ static void settle(MPI_Request old, MPI_Request now, MPI_Status *st, int active)
   int keep = now != MPI_REQUEST_NULL;
   hrace_rs_t *s = keep ? hrace__rs_get(old) : hrace__rs_take(old);
   if (s) hrace__rs_complete(s, st, active);
-  hrace__request_done(old, st, keep);
 }
 
 /* Scratch for handles and statuses of the array calls. */
@@ -212,22 +212,23 @@ int hrace__h_startall(int n, MPI_Request reqs[], int active) {
 int hrace__h_request_free(MPI_Request *req, int active) {
   MPI_Request old = *req;
   hrace_rs_t *s = hrace__rs_get(old);
-  if (!s || (s->persistent && !s->started) || s->kind == HRACE_RS_IDUP || s->kind == HRACE_RS_COLL) {
+  if (!s || (s->persistent && !s->started) || s->kind == HRACE_RS_IDUP || s->kind == HRACE_RS_COLL ||
+      s->kind == HRACE_RS_WATCH) {
     int rc = PMPI_Request_free(req);
     if (rc == MPI_SUCCESS) {
       hrace_rs_t *t = hrace__rs_take(old);
       if (t) {
         if (t->post) hrace__post_done(t->post, NULL, -1, -1), t->post = NULL;
+        /* a freed Rput still completes, at the next synchronisation */
+        if (t->kind == HRACE_RS_WATCH) t->watch(t->watch_arg, old, NULL);
         hrace__rs_free(t);
       }
-      hrace__request_forget(old, 1);
     }
     return rc;
   }
   /* Active: MPI would finish it unseen; hrace keeps the handle and finishes it itself. */
   hrace__rs_take(old);
   hrace__rs_orphan(old, s);
-  hrace__request_forget(old, 1);
   *req = MPI_REQUEST_NULL;
   return MPI_SUCCESS;
 }
@@ -235,6 +236,7 @@ int hrace__h_request_free(MPI_Request *req, int active) {
 int hrace__h_cancel(MPI_Request *req, int active) {
   MPI_Request old = *req;
   int rc = PMPI_Cancel(req);
-  if (rc == MPI_SUCCESS) hrace__request_forget(old, 0);
+  hrace_rs_t *s = rc == MPI_SUCCESS ? hrace__rs_get(old) : NULL;
+  if (s && s->kind == HRACE_RS_WATCH) hrace__rs_free(hrace__rs_take(old));   /* dropped, not run */
   return rc;
 }

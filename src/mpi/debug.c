@@ -5,7 +5,8 @@
  * declare the two prototypes themselves (they are not part of include/hrace.h). */
 #include <string.h>
 
-#include "core/runtime.h"
+#include "core/proc.h"
+#include "core/thread.h"
 
 /* The calling thread's exporter and current epoch value. */
 HRACE_EXPORT unsigned hrace_test_epoch(unsigned *exporter) {

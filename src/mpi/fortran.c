@@ -22,7 +22,7 @@
  * its own C wrappers: a slot bound to PMPI_X is rewritten to hrace's MPI_X when libhrace
  * defines MPI_X. The MPI's binding still does every conversion; the C wrapper then sees
  * exactly what a C caller would have passed, and reports the Fortran line (the wrapper's
- * return address lies in the binding library, so access/mpicode.h walks the stack to the
+ * return address lies in the binding library, so core/mpicode.h walks the stack to the
  * application's frame).
  *
  * Only the Fortran binding libraries are touched (by file name), only slots of functions hrace
@@ -38,8 +38,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "access/mpicode.h"
-#include "core/log.h"
+#include "core/mpicode.h"
+#include "base/log.h"
 #include "mpi/handlers.h"
 
 static const char *const binding_libs[] = {

@@ -17,7 +17,8 @@
 #include <stdint.h>
 #include <string.h>
 #include "clocks/vc.h"
-#include "core/runtime.h"
+#include "core/proc.h"
+#include "core/hb.h"
 
 #define HRACE_FRAME_MAGIC 0x687263u     /* "hrc": the top 24 bits of a frame's first word */
 #define HRACE_FRAME_SMALL 8192          /* bench/mpi: pack + copy beats a struct type below this */

@@ -10,15 +10,15 @@
 #include <unistd.h>
 
 #include "core/chan.h"
-#include "core/log.h"
-#include "core/runtime.h"
+#include "core/hooks.h"
+#include "base/log.h"
+#include "core/poll.h"
 #include "mpi/comm.h"
 #include "mpi/posted.h"
 #include "mpi/reqtab.h"
 #include "mpi/sync.h"
 #include "mpi/wrap.h"
 #include "report/report.h"
-#include "rma/protocol.h"
 
 void hrace__p2p_init(void);
 void hrace__p2p_fini(void);
@@ -89,7 +89,7 @@ static int start(int *argc, char ***argv, int thread, int required, int *provide
   if (hrace__comm_private(MPI_COMM_WORLD, 1, &hrace__proc.world_shadow) != MPI_SUCCESS)
     hrace__proc.world_shadow = MPI_COMM_NULL;
   hrace__runtime_mpi_init(hrace__proc.rank, hrace__proc.size, thread ? got : MPI_THREAD_SINGLE);
-  hrace__progress_start();
+  hrace__progress_hook(1);   /* rma/progress.c */
   hrace__p2p_init();
   hrace__comm_init();
   hrace__proc.mpi_ready = true;
@@ -120,7 +120,7 @@ HRACE_EXPORT int MPI_Finalize(void) {
     hrace__coll_fini();
     hrace__sync_all(hrace__proc.world_shadow, NULL, 0, "MPI_Finalize");
     hrace__ssend_stop();
-    hrace__progress_stop();
+    hrace__progress_hook(0);
     hrace__proc.mpi_ready = false;
     hrace__chan_fini();
     hrace__comm_fini();

@@ -12,9 +12,10 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include "access/mpicode.h"
-#include "core/runtime.h"
+#include "core/mpicode.h"
+#include "core/thread.h"
 #include "mpi/posted.h"
+#include "report/compose.h"
 #include "report/report.h"
 
 #define RING 32
@@ -29,7 +30,7 @@ typedef struct wdone {
 
 typedef struct hrace_mrace { wdone_t ring[RING]; unsigned n, next; } hrace_mrace_t;
 
-hrace_post_t *hrace__post_first(void);
+hrace_post_t *hrace__post_next(const hrace_post_t *p);
 
 static int tag_fits(int spec, int tag) { return spec == MPI_ANY_TAG || spec == tag; }
 
@@ -41,10 +42,8 @@ static int covered(const hrace_hdr_t *h, uint32_t ex, hrace_clk_t ec) {
 
 static void report(int src_a, uint64_t site_a, int src_b, uint64_t site_b) {
   hrace_report_t r = { .kind = "message", .window = NULL, .owner = hrace__proc.rank };
-  r.a = (hrace_report_side_t){ .op = "MPI_Send", .rank = src_a };
-  r.b = (hrace_report_side_t){ .op = "MPI_Send", .rank = src_b };
-  hrace__symbolize(hrace__site_decode(site_a), &r.a.loc);
-  hrace__symbolize(hrace__site_decode(site_b), &r.b.loc);
+  hrace__report_side(&r.a, "MPI_Send", src_a, 0, 0, 0, NULL, hrace__site_decode(site_a));
+  hrace__report_side(&r.b, "MPI_Send", src_b, 0, 0, 0, NULL, hrace__site_decode(site_b));
   hrace__report_race(&r);
 }
 
@@ -60,7 +59,7 @@ void hrace__mrace_received(hrace_post_t *p, const hrace_hdr_t *h, int src, int t
     if (r->seq < p->seq && r->src != src && tag_fits(r->tag, tag) && !covered(h, r->ex, r->ec))
       report(src, h->site, r->src, r->site);
   }
-  for (hrace_post_t *r = hrace__post_first(); r && r->seq < p->seq; r = r->next) {
+  for (hrace_post_t *r = hrace__post_next(NULL); r && r->seq < p->seq; r = hrace__post_next(r)) {
     if (r->rec != rec || r->src != MPI_ANY_SOURCE || !tag_fits(r->tag, tag)) continue;
     if (!r->epoch_set) r->epoch_set = 1, r->ex = ex, r->ec = now;
     if (covered(h, r->ex, r->ec)) continue;
@@ -84,7 +83,7 @@ void hrace__mrace_free(hrace_comm_t *rec) {
 }
 
 /* ---- sites --------------------------------------------------------------------------------- */
-/* The main executable's range and load bias: access/mpicode.h. */
+/* The main executable's range and load bias: core/mpicode.h. */
 uint32_t hrace__site_encode(uintptr_t pc) {
   if (pc < hrace__exe_lo || pc >= hrace__exe_hi || pc - hrace__exe_bias >= (1u << 31)) return 0;
   return (uint32_t)(pc - hrace__exe_bias) | (1u << 31);

@@ -1,4 +1,4 @@
-/* Message races (seed 000, LVCP's late messages): a wildcard receive r matched a message from
+/* Message races (docs/mpi.md, "Message races"): a wildcard receive r matched a message from
  * one sender while a message m from another sender, not ordered after r, could have matched it
  * instead. m is "late" for r when r's match did not happen before m's send: r's epoch (ex, ec)
  * is not covered by m's clock. r's epoch is fixed when r is known to have matched: at its own

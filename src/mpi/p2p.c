@@ -1,4 +1,4 @@
-/* Point-to-point: framing (frame.h) and the clock rules of seed 001 Table I.
+/* Point-to-point: framing (frame.h) and the clock rules of docs/mpi.md, "Clock rules".
  *
  *   call                     clock action
  *   send, any mode, I-form   signal at the start: the frame carries the clock, then tick
@@ -19,8 +19,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/log.h"
-#include "core/runtime.h"
+#include "base/log.h"
+#include "core/poll.h"
 #include "mpi/frame.h"
 #include "mpi/handlers.h"
 #include "mpi/msgrace.h"

@@ -2,10 +2,11 @@
  * posting order, with the poster's clock at the post. Two readers need it:
  *  - the synchronous-send responder (on the progress thread): MPI_Ssend returns once its
  *    message matched a receive, and the sender must then be ordered after everything the
- *    receiver did before posting that receive (seed 001 Table I, MPI_Ssend / MPI_Recv^S). The
+ *    receiver did before posting that receive (docs/mpi.md, "Synchronous sends both ways"). The
  *    sender asks the receiver's progress thread, which answers with the clock of the
  *    matching post;
- *  - message races (msgrace.c): the late-message rule of seed 000 needs posting order.
+ *  - message races (msgrace.c): the late-message rule (docs/mpi.md, "Message races") needs
+ *    posting order.
  * One lock (hrace__post_mu, below) guards the list, the responder's answers and the message-race
  * state. */
 #ifndef HRACE_MPI_POSTED_H
@@ -13,6 +14,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
+#include "base/list.h"
 #include "clocks/vc.h"
 #include "mpi/comm.h"
 #include "mpi/frame.h"
@@ -24,7 +26,7 @@ typedef struct hrace_cand {              /* a message that may have matched a pe
 } hrace_cand_t;
 
 typedef struct hrace_post {
-  struct hrace_post *prev, *next;
+  hrace_list_t link;                     /* on the list of pending posts, in posting order */
   hrace_comm_t *rec;
   uint32_t comm_id;
   int src, tag;                          /* as posted: may be MPI_ANY_SOURCE / MPI_ANY_TAG */

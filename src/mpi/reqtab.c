@@ -1,4 +1,4 @@
-/* The request-state table (see reqtab.h): open addressing under a mutex, skipped entirely
+/* The request-state table (see reqtab.h): a base/map.h map under a mutex, skipped entirely
  * (one relaxed load) while no state is live. Only application threads touch it, inside MPI
  * calls (never hrace's own threads), so below MPI_THREAD_MULTIPLE the mutex is skipped too:
  * the application already keeps its MPI calls apart (hrace__mpi_serial): two lock pairs fewer
@@ -11,9 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/runtime.h"
-
-typedef struct { MPI_Request r; hrace_rs_t *s; } ent_t;   /* s: NULL empty, &tomb deleted */
+#include "base/map.h"
 
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static bool lock(void) {
@@ -22,54 +20,13 @@ static bool lock(void) {
   return multi;
 }
 static void unlock(bool multi) { if (multi) pthread_mutex_unlock(&mu); }
-static ent_t *tab;
-static size_t cap, used;
-static hrace_rs_t tomb;
+static hrace_map_t tab = HRACE_MAP_INIT;   /* MPI_Request -> hrace_rs_t */
 /* Written only by holders of `mu` (or, below MULTIPLE, by the one thread in MPI), so a plain
  * load and store suffice; atomic only for hrace__rs_any's unlocked read. */
 static _Atomic size_t live;
 static void live_add(long d) {
   atomic_store_explicit(&live, atomic_load_explicit(&live, memory_order_relaxed) + d,
                         memory_order_relaxed);
-}
-
-static size_t hash(MPI_Request r) {
-  uint64_t k = 0;
-  memcpy(&k, &r, sizeof r < sizeof k ? sizeof r : sizeof k);
-  k ^= k >> 31;
-  k *= 0x9E3779B97F4A7C15ull;
-  return (size_t)(k >> 17);
-}
-
-/* r's entry, or NULL; *slot (if asked) gets the first deleted or empty entry of r's chain. */
-static ent_t *probe(MPI_Request r, ent_t **slot) {
-  if (slot) *slot = NULL;
-  if (!cap) return NULL;
-  for (size_t i = hash(r) & (cap - 1), n = 0; n < cap; i = (i + 1) & (cap - 1), n++) {
-    if (slot && !*slot && (!tab[i].s || tab[i].s == &tomb)) *slot = &tab[i];
-    if (!tab[i].s) return NULL;
-    if (tab[i].s != &tomb && tab[i].r == r) return &tab[i];
-  }
-  return NULL;
-}
-static ent_t *find(MPI_Request r) { return probe(r, NULL); }
-
-static void insert(MPI_Request r, hrace_rs_t *s) {
-  if ((used + 1) * 2 > cap) {
-    ent_t *old = tab;
-    size_t oldcap = cap;
-    cap = cap ? cap * 2 : 128;
-    tab = calloc(cap, sizeof *tab);
-    if (!tab) abort();
-    used = 0;
-    for (size_t i = 0; i < oldcap; i++)
-      if (old[i].s && old[i].s != &tomb) insert(old[i].r, old[i].s);
-    free(old);
-  }
-  size_t i = hash(r) & (cap - 1);
-  while (tab[i].s && tab[i].s != &tomb) i = (i + 1) & (cap - 1);
-  if (!tab[i].s) used++;
-  tab[i] = (ent_t){ r, s };
 }
 
 /* A small per-thread cache of freed states: a request per message must not cost a malloc. */
@@ -105,24 +62,16 @@ hrace_rs_t *hrace__rs_new(int kind) {
   s->nshadow = 0;
   s->newcomm = NULL;
   s->shadow_comm = MPI_COMM_NULL;
+  s->watch = NULL;
+  s->watch_arg = NULL;
+  s->watch_req = MPI_REQUEST_NULL;
   return s;
 }
 
 void hrace__rs_put(MPI_Request r, hrace_rs_t *s) {
   bool multi = lock();
-  /* One probe: the handle's entry (a handle MPI reused while hrace still had stale state for
-   * it) or the first free entry of its chain. */
-  ent_t *slot, *e = probe(r, &slot);
-  if (e) {
-    e->s = s;
-  } else if (slot && (used + 1) * 2 <= cap) {
-    if (!slot->s) used++;
-    *slot = (ent_t){ r, s };
-    live_add(1);
-  } else {                         /* the table grows first */
-    insert(r, s);
-    live_add(1);
-  }
+  /* One probe (hrace_map_put); a state already there is stale: MPI reused the handle. */
+  if (!hrace_map_put(&tab, HRACE_HASH_KEY(r), s)) live_add(1);
   unlock(multi);
 }
 
@@ -131,8 +80,7 @@ int hrace__rs_any(void) { return atomic_load_explicit(&live, memory_order_relaxe
 hrace_rs_t *hrace__rs_get(MPI_Request r) {
   if (!hrace__rs_any() || r == MPI_REQUEST_NULL) return NULL;
   bool multi = lock();
-  ent_t *e = find(r);
-  hrace_rs_t *s = e ? e->s : NULL;
+  hrace_rs_t *s = hrace_map_get(&tab, HRACE_HASH_KEY(r));
   unlock(multi);
   return s;
 }
@@ -140,13 +88,8 @@ hrace_rs_t *hrace__rs_get(MPI_Request r) {
 hrace_rs_t *hrace__rs_take(MPI_Request r) {
   if (!hrace__rs_any() || r == MPI_REQUEST_NULL) return NULL;
   bool multi = lock();
-  ent_t *e = find(r);
-  hrace_rs_t *s = NULL;
-  if (e) {
-    s = e->s;
-    e->s = &tomb;
-    live_add(-1);
-  }
+  hrace_rs_t *s = hrace_map_del(&tab, HRACE_HASH_KEY(r));
+  if (s) live_add(-1);
   unlock(multi);
   return s;
 }

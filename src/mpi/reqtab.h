@@ -1,7 +1,7 @@
 /* hrace's own state of an application request, keyed by the request handle: what a
  * completion must do (unpack a framed message and join its clock, finish a collective's
- * clock exchange, register a communicator made by MPI_Comm_idup). Separate from the watch
- * table of request.h, which other layers (RMA) use through a callback interface.
+ * clock exchange, register a communicator made by MPI_Comm_idup, run another layer's watch).
+ * The one request table: a completion wrapper looks each completed request up once.
  *
  *   kind        made by                       at completion (Wait / Test family)
  *   SEND        Isend family, *send_init      free the frame (non-persistent); Issend: fetch
@@ -9,7 +9,8 @@
  *   RECV        Irecv, Imrecv, Recv_init      unpack, fix the status count, join the clock,
  *                                             check message races
  *   COLL        non-blocking collectives      wait for the shadow exchange, join
- *   IDUP        MPI_Comm_idup                 finish the shadow idup, register the comm */
+ *   IDUP        MPI_Comm_idup                 finish the shadow idup, register the comm
+ *   WATCH       hrace__request_watch          run the watch (request.h: request-based RMA) */
 #ifndef HRACE_MPI_REQTAB_H
 #define HRACE_MPI_REQTAB_H
 #include <mpi.h>
@@ -18,8 +19,9 @@
 #include "clocks/vc.h"
 #include "mpi/comm.h"
 #include "mpi/posted.h"
+#include "mpi/request.h"
 
-enum hrace_rs_kind { HRACE_RS_SEND = 1, HRACE_RS_RECV, HRACE_RS_COLL, HRACE_RS_IDUP };
+enum hrace_rs_kind { HRACE_RS_SEND = 1, HRACE_RS_RECV, HRACE_RS_COLL, HRACE_RS_IDUP, HRACE_RS_WATCH };
 
 typedef struct hrace_rs {
   int kind;
@@ -49,6 +51,10 @@ typedef struct hrace_rs {
   int nshadow;
   /* IDUP */
   MPI_Comm *newcomm, shadow_comm;
+  /* WATCH (never persistent: request-based RMA operations) */
+  hrace_req_done_t watch;
+  void *watch_arg;
+  MPI_Request watch_req;     /* the handle as it was when watched */
   /* Inline storage (no allocation for small messages), not cleared: rs_new sets every field
    * above one by one, so a new field needs its line there. */
   hrace_post_t postmem;

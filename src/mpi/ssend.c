@@ -24,8 +24,7 @@
 #include <string.h>
 
 #include "core/chan.h"
-#include "core/log.h"
-#include "core/runtime.h"
+#include "base/log.h"
 #include "mpi/msgrace.h"
 #include "mpi/posted.h"
 
@@ -47,7 +46,7 @@ void hrace__post_lock_slow(void) {
     }
   }
 }
-static hrace_post_t *head, *tail;
+static hrace_list_t posts = HRACE_LIST_INIT(posts);   /* pending, in posting order */
 static uint64_t next_seq;
 
 /* Answers for synchronous sends whose receive completed before the query came (exact), and
@@ -67,7 +66,6 @@ hrace_post_t *hrace__post_add(hrace_comm_t *rec, int src, int tag, int active, h
   int inl = n <= sizeof mem->inl / sizeof *mem->inl;
   hrace_post_t *p = mem ? mem : malloc(sizeof *p + (inl ? 0 : n * sizeof(hrace_clk_t)));
   if (!p) abort();
-  p->prev = p->next = NULL;
   p->rec = rec, p->comm_id = rec->id, p->src = src, p->tag = tag, p->n = n;
   p->epoch_set = 0, p->cands = NULL, p->heap = !mem;
   p->snap = inl ? p->inl : mem ? malloc(n * sizeof(hrace_clk_t)) : (hrace_clk_t *)(p + 1);
@@ -77,10 +75,7 @@ hrace_post_t *hrace__post_add(hrace_comm_t *rec, int src, int tag, int active, h
   if (src == MPI_ANY_SOURCE) atomic_store_explicit(&rec->wild, 1, memory_order_relaxed);
   hrace__post_lock();
   p->seq = ++next_seq;
-  p->prev = tail;
-  if (tail) tail->next = p;
-  else head = p;
-  tail = p;
+  hrace_list_push_back(&posts, &p->link);
   hrace__post_unlock();
   return p;
 }
@@ -115,10 +110,7 @@ void hrace__post_done(hrace_post_t *p, const hrace_hdr_t *h, int src_rank, int t
     hrace__mrace_received(p, h, src_world, tag);
   if (h && (hrace__hdr_flags(h) & HRACE_HDR_SYNC) && src_world >= 0)
     keep_answer(src_world, h->sync_id, p->snap, p->n);
-  if (p->prev) p->prev->next = p->next;
-  else head = p->next;
-  if (p->next) p->next->prev = p->prev;
-  else tail = p->prev;
+  hrace_list_remove(&p->link);
   for (hrace_cand_t *c = p->cands, *nx; c; c = nx) nx = c->next, free(c);
   hrace__post_unlock();
   if (p->snap != p->inl && p->snap != (hrace_clk_t *)(p + 1)) free(p->snap);
@@ -201,8 +193,12 @@ static int blk_match(uint32_t comm_id, int src, int tag, hrace_clk_t *out, uint3
   }
 }
 
-/* Iterate posts in posting order (msgrace.c; caller holds the lock). */
-hrace_post_t *hrace__post_first(void) { return head; }
+/* Iterate posts in posting order: the one after p (NULL: the first), or NULL (msgrace.c;
+ * caller holds the lock). */
+hrace_post_t *hrace__post_next(const hrace_post_t *p) {
+  const hrace_list_t *l = p ? p->link.next : posts.next;
+  return l == &posts ? NULL : hrace_list_entry(l, hrace_post_t, link);
+}
 
 /* ---- the responder: the progress thread answers queries ---------------------------------- */
 void hrace__ssend_on_query(const void *buf, size_t bytes, int src) {
@@ -222,7 +218,7 @@ void hrace__ssend_on_query(const void *buf, size_t bytes, int src) {
     free(a);
   } else {
     hrace_post_t *p;
-    for (p = head; p; p = p->next)
+    for (p = hrace__post_next(NULL); p; p = hrace__post_next(p))
       if (p->comm_id == q.comm_id && (p->src == MPI_ANY_SOURCE || p->src == q.src) &&
           (p->tag == MPI_ANY_TAG || p->tag == q.tag)) {
         memcpy(out, p->snap, (p->n < n ? p->n : n) * sizeof *out);

@@ -3,7 +3,6 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include "core/runtime.h"
 #include "mpi/comm.h"
 #include "mpi/frame.h"
 

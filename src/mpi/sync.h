@@ -1,5 +1,5 @@
-/* Clock exchanges over communicators: the collective patterns of seed 001 Table II. Each runs
- * on a shadow communicator (a dup of the application's), never on the application's own, so
+/* Clock exchanges over communicators: the collective patterns of docs/mpi.md, "Collectives". Each
+ * runs on a shadow communicator (a dup of the application's), never on the application's own, so
  * hrace's messages cannot match the application's. */
 #ifndef HRACE_MPI_SYNC_H
 #define HRACE_MPI_SYNC_H

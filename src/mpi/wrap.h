@@ -3,11 +3,12 @@
  * flag would race under MPI_THREAD_MULTIPLE) or when the runtime is not active. */
 #ifndef HRACE_MPI_WRAP_H
 #define HRACE_MPI_WRAP_H
-#include "access/mpicode.h"
-#include "core/runtime.h"
+#include "core/mpicode.h"
+#include "core/proc.h"
+#include "core/thread.h"
 
 /* The application's code address of this MPI call (the wrapper's return address, or past the
- * MPI library's Fortran binding: access/mpicode.h). Use in the wrapper itself. */
+ * MPI library's Fortran binding: core/mpicode.h). Use in the wrapper itself. */
 #define HRACE_CALLER() hrace__caller(HRACE_RET_ADDR())
 
 /* Evaluates to true when the wrapper should do its work; pair with HRACE_LEAVE(). */

@@ -1,7 +1,7 @@
 /* The OMPT tool: OpenMP synchronisation as happens-before between the threads of a process.
  * libomp finds ompt_start_tool here (through OMP_TOOL_LIBRARIES or the preload alone).
  *
- *   event (OMPT callback)              action (runtime.h: release = publish + tick, acquire = join)
+ *   event (OMPT callback)              action (core/hb.h: release = publish + tick, acquire = join)
  *   parallel begin                     encountering thread releases into region.fork
  *   implicit task begin (worker)       acquire region.fork
  *   implicit task end                  release into region.join
@@ -29,7 +29,7 @@
  *   masked, single, sections, loop,    nothing: their only synchronisation is the barriers,
  *     flush, reduction                 which arrive as barrier events (master has none)
  *
- * Explicit tasks have clock contexts of their own (runtime.h), so two tasks that happen to run
+ * Explicit tasks have clock contexts of their own (core/hb.h), so two tasks that happen to run
  * on one thread are not ordered by that accident, and verdicts don't depend on scheduling. */
 #include <omp-tools.h>
 #include <pthread.h>
@@ -38,7 +38,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/runtime.h"
+#include "base/map.h"
+#include "core/thread.h"
+#include "core/hb.h"
 
 typedef struct region {
   _Atomic int refs;
@@ -59,7 +61,7 @@ typedef struct task {
   unsigned barriers;               /* implicit tasks: barriers passed */
   int started, implicit;
   hrace_ctx_t *ctx;                /* explicit tasks: their own clock context, or NULL when the
-                                      bound on task contexts was reached (runtime.h) */
+                                      bound on task contexts was reached (core/hb.h) */
   hrace_sync_t created;            /* without a context: the creation edge, acquired at start */
   hrace_sync_t children;
   unsigned ndeps;
@@ -136,20 +138,15 @@ typedef struct keyed {
   _Atomic uint64_t tickets;        /* mutex: acquisitions so far (in lock order) */
   _Atomic uint64_t released;       /* mutex: holders whose release is deposited in `a` */
   uint64_t holder;                 /* mutex: the current holder's ticket */
-  struct keyed *next;
 } keyed_t;
 
-#define BUCKETS 1024
-typedef struct table { pthread_mutex_t mu; keyed_t *b[BUCKETS]; } table_t;
-static table_t mutexes = { PTHREAD_MUTEX_INITIALIZER, { 0 } };
-static table_t depvars = { PTHREAD_MUTEX_INITIALIZER, { 0 } };
+typedef struct table { pthread_mutex_t mu; hrace_map_t m; } table_t;   /* key -> keyed_t */
+static table_t mutexes = { PTHREAD_MUTEX_INITIALIZER, HRACE_MAP_INIT };
+static table_t depvars = { PTHREAD_MUTEX_INITIALIZER, HRACE_MAP_INIT };
 
 static keyed_t *lookup(table_t *t, uint64_t key) {
-  unsigned h = (unsigned)((key * 0x9E3779B97F4A7C15ull) >> 54) & (BUCKETS - 1);
   pthread_mutex_lock(&t->mu);
-  keyed_t *k;
-  for (k = t->b[h]; k; k = k->next)
-    if (k->key == key) break;
+  keyed_t *k = hrace_map_get(&t->m, key);
   if (!k) {
     k = calloc(1, sizeof *k);
     if (!k) abort();
@@ -157,8 +154,7 @@ static keyed_t *lookup(table_t *t, uint64_t key) {
     hrace__sync_obj_init(&k->a);
     hrace__sync_obj_init(&k->b);
     hrace__sync_obj_init(&k->mutex);
-    k->next = t->b[h];
-    t->b[h] = k;
+    hrace_map_put(&t->m, key, k);
   }
   pthread_mutex_unlock(&t->mu);
   return k;   /* entries are never removed: a reused address only adds edges already implied */

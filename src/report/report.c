@@ -17,8 +17,9 @@
 
 #include <signal.h>
 
-#include "core/log.h"
-#include "core/options.h"
+#include "base/log.h"
+#include "base/map.h"
+#include "base/options.h"
 #include "report/suppress.h"
 
 /* ---- a growable string buffer (one per message) ---- */
@@ -137,8 +138,7 @@ static bool supps_loaded;
 
 static race_entry_t *races;  /* indexed by id - 1 */
 static size_t races_len, races_cap;
-static unsigned *race_index; /* open addressing: id, 0 = empty */
-static size_t index_cap;
+static hrace_map_t race_index = HRACE_MAP_INIT;   /* key_hash -> id (as a pointer) */
 
 /* Who this process is (the "rank" record) and what it checked (the summary). */
 static hrace_rank_info_t me = { .rank = -1 };
@@ -168,11 +168,6 @@ static bool use_colour(void) {
 }
 
 /* ---- dedup ---- */
-static size_t str_hash(const char *s, size_t h) {
-  for (s = nz(s); *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211u;
-  return h;
-}
-
 /* Normalise so that (a, b) and (b, a) give the same key: the smaller (file, line) first. */
 static void race_key(const hrace_report_t *r, race_entry_t *k) {
   const hrace_srcloc_t *x = &r->a.loc, *y = &r->b.loc;
@@ -182,11 +177,10 @@ static void race_key(const hrace_report_t *r, race_entry_t *k) {
                        .file2 = nz(y->file), .line2 = y->line };
 }
 
-static size_t key_hash(const race_entry_t *k) {
-  size_t h = str_hash(k->kind, 1469598103934665603u);
-  h = str_hash(k->file1, h) * 31 + (size_t)k->line1;
-  h = str_hash(k->file2, h) * 31 + (size_t)k->line2;
-  return h ^ (h >> 29);
+static uint64_t key_hash(const race_entry_t *k) {
+  uint64_t h = hrace_hash_str(k->kind, HRACE_HASH_SEED);
+  h = hrace_hash_combine(hrace_hash_str(k->file1, h), (uint64_t)k->line1);
+  return hrace_hash_combine(hrace_hash_str(k->file2, h), (uint64_t)k->line2);
 }
 
 static bool key_eq(const race_entry_t *a, const race_entry_t *b) {
@@ -194,17 +188,13 @@ static bool key_eq(const race_entry_t *a, const race_entry_t *b) {
          strcmp(a->file1, b->file1) == 0 && strcmp(a->file2, b->file2) == 0;
 }
 
-static race_entry_t *race_find(const race_entry_t *k) {
-  if (!index_cap) return NULL;
-  for (size_t j = key_hash(k) & (index_cap - 1); race_index[j]; j = (j + 1) & (index_cap - 1))
-    if (key_eq(&races[race_index[j] - 1], k)) return &races[race_index[j] - 1];
-  return NULL;
+static bool id_is(const void *id, const void *k) {
+  return key_eq(&races[(uintptr_t)id - 1], k);
 }
 
-static void index_insert(unsigned id) {
-  size_t j = key_hash(&races[id - 1]) & (index_cap - 1);
-  while (race_index[j]) j = (j + 1) & (index_cap - 1);
-  race_index[j] = id;
+static race_entry_t *race_find(const race_entry_t *k) {
+  uintptr_t id = (uintptr_t)hrace_map_find(&race_index, key_hash(k), id_is, k);
+  return id ? &races[id - 1] : NULL;
 }
 
 static char *dup_or_die(const char *s) {
@@ -222,20 +212,11 @@ static race_entry_t *race_add(const race_entry_t *k) {
     races = n;
     races_cap = ncap;
   }
-  if (2 * (races_len + 1) > index_cap) {
-    size_t ncap = index_cap ? 2 * index_cap : 128;
-    unsigned *n = calloc(ncap, sizeof *n);
-    if (!n) hrace__fatal("out of memory while recording a race");
-    free(race_index);
-    race_index = n;
-    index_cap = ncap;
-    for (unsigned id = 1; id <= races_len; id++) index_insert(id);
-  }
   race_entry_t *e = &races[races_len++];
   *e = (race_entry_t){ .kind = dup_or_die(k->kind), .file1 = dup_or_die(k->file1),
                        .line1 = k->line1, .file2 = dup_or_die(k->file2), .line2 = k->line2,
                        .id = (unsigned)races_len, .count = 1 };
-  index_insert(e->id);
+  hrace_map_add(&race_index, key_hash(e), (void *)(uintptr_t)e->id);
   return e;
 }
 

@@ -14,6 +14,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/map.h"
+
 static pthread_mutex_t sym_lock = PTHREAD_MUTEX_INITIALIZER;
 static Dwfl *sym_dwfl;
 
@@ -27,43 +29,23 @@ static const Dwfl_Callbacks sym_callbacks = {
   .debuginfo_path = &debuginfo_path,
 };
 
-/* ---- interned strings: open addressing over char *, never freed ---- */
-static const char **strs;
-static size_t strs_cap, strs_len;
+/* ---- interned strings: never freed ---- */
+static hrace_map_t strs = HRACE_MAP_INIT;   /* FNV-1a of the string -> the copy */
 
-static size_t str_hash(const char *s) {
-  size_t h = 1469598103934665603u;   /* FNV-1a */
-  for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211u;
-  return h;
-}
+static bool str_eq(const void *val, const void *arg) { return strcmp(val, arg) == 0; }
 
 static const char *intern(const char *s) {
   if (!s) return "??";
-  if (2 * (strs_len + 1) > strs_cap) {
-    size_t ncap = strs_cap ? 2 * strs_cap : 256;
-    const char **n = calloc(ncap, sizeof *n);
-    if (!n) return "??";
-    for (size_t i = 0; i < strs_cap; i++) {
-      if (!strs[i]) continue;
-      size_t j = str_hash(strs[i]) & (ncap - 1);
-      while (n[j]) j = (j + 1) & (ncap - 1);
-      n[j] = strs[i];
-    }
-    free(strs);
-    strs = n;
-    strs_cap = ncap;
-  }
-  size_t j = str_hash(s) & (strs_cap - 1);
-  for (; strs[j]; j = (j + 1) & (strs_cap - 1))
-    if (strcmp(strs[j], s) == 0) return strs[j];
+  uint64_t h = hrace_hash_str(s, HRACE_HASH_SEED);
+  const char *got = hrace_map_find(&strs, h, str_eq, s);
+  if (got) return got;
   char *copy = strdup(s);
   if (!copy) return "??";
-  strs[j] = copy;
-  strs_len++;
+  hrace_map_add(&strs, h, copy);
   return copy;
 }
 
-/* ---- per-address cache: open addressing keyed by the return address (0 = empty) ---- */
+/* ---- per-address cache, keyed by the return address ---- */
 typedef struct sym_entry {
   uintptr_t ret;
   unsigned n;                  /* frames known (0: nothing) */
@@ -71,40 +53,17 @@ typedef struct sym_entry {
   hrace_srcloc_t unknown;      /* n == 0: "??" or the module path */
 } sym_entry_t;
 
-static sym_entry_t *cache;
-static size_t cache_cap, cache_len;
+static hrace_map_t cache = HRACE_MAP_INIT;  /* ret -> sym_entry_t */
 
-static size_t addr_hash(uintptr_t a) { return (size_t)((a * 0x9E3779B97F4A7C15ull) >> 17); }
-
-static sym_entry_t *cache_find(uintptr_t ret) {
-  if (!cache_cap) return NULL;
-  for (size_t j = addr_hash(ret) & (cache_cap - 1);; j = (j + 1) & (cache_cap - 1)) {
-    if (cache[j].ret == ret) return &cache[j];
-    if (cache[j].ret == 0) return NULL;
-  }
-}
+static sym_entry_t *cache_find(uintptr_t ret) { return hrace_map_get(&cache, ret); }
 
 /* Takes ownership of e->frames; returns the stored entry, or NULL (no memory: not cached). */
 static sym_entry_t *cache_put(const sym_entry_t *e) {
-  if (2 * (cache_len + 1) > cache_cap) {
-    size_t ncap = cache_cap ? 2 * cache_cap : 256;
-    sym_entry_t *n = calloc(ncap, sizeof *n);
-    if (!n) return NULL;
-    for (size_t i = 0; i < cache_cap; i++) {
-      if (!cache[i].ret) continue;
-      size_t j = addr_hash(cache[i].ret) & (ncap - 1);
-      while (n[j].ret) j = (j + 1) & (ncap - 1);
-      n[j] = cache[i];
-    }
-    free(cache);
-    cache = n;
-    cache_cap = ncap;
-  }
-  size_t j = addr_hash(e->ret) & (cache_cap - 1);
-  while (cache[j].ret) j = (j + 1) & (cache_cap - 1);
-  cache[j] = *e;
-  cache_len++;
-  return &cache[j];
+  sym_entry_t *c = malloc(sizeof *c);
+  if (!c) return NULL;
+  *c = *e;
+  hrace_map_put(&cache, e->ret, c);
+  return c;
 }
 
 /* (Re-)read /proc/self/maps. Modules reported again keep their already loaded debug info
@@ -293,8 +252,11 @@ void hrace__symbolize_refresh(void) {
   pthread_mutex_lock(&sym_lock);
   if (sym_dwfl) dwfl_end(sym_dwfl);
   sym_dwfl = NULL;
-  for (size_t i = 0; i < cache_cap; i++) free(cache[i].frames);
-  if (cache) memset(cache, 0, cache_cap * sizeof *cache);   /* interned strings stay valid */
-  cache_len = 0;
+  void *v;
+  for (size_t it = 0; hrace_map_next(&cache, &it, NULL, &v);) {
+    free(((sym_entry_t *)v)->frames);
+    free(v);
+  }
+  hrace_map_free(&cache);   /* interned strings stay valid */
   pthread_mutex_unlock(&sym_lock);
 }

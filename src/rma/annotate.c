@@ -1,4 +1,4 @@
-/* User annotations (include/hrace.h, seed 001 Sec. IV-F) and MPI_Pcontrol, which carries them
+/* User annotations (include/hrace.h; docs/rma.md, "Annotations") and MPI_Pcontrol, which carries them
  * for programs that do not link hrace.
  *
  *   annotation               message                        clock action
@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/runtime.h"
+#include "core/hb.h"
 #include "hrace.h"
 #include "mpi/wrap.h"
 #include "report/report.h"

@@ -7,8 +7,8 @@
  * made it precede the issue in real time), so every conflicting access seen here is a race,
  * and every operation found overlapping at issue is concurrent with the new one. What this
  * cannot see is an access that came *before* the issue in real time without being ordered
- * before it: that needs a history of plain memory (DESIGN "Origin buffers are ordinary
- * memory"), which the access layer keeps (issue 6).
+ * before it: that needs a history of plain memory (docs/access.md, "Origin buffers touched before
+ * the issue: the history"), which the access layer keeps (issue 6).
  *
  * Buffer bytes inside one of this process's own windows (MPI_Get into the local window, a put
  * from it) are also accesses to window memory, where remote operations and other processes'
@@ -31,8 +31,8 @@
 #include "access/filter.h"
 #include "access/history.h"
 #include "core/race.h"
-#include "core/runtime.h"
 #include "mpi/request.h"
+#include "report/compose.h"
 #include "report/report.h"
 #include "rma/rma.h"
 #include "rma/shared.h"
@@ -113,8 +113,7 @@ static int spans_meet(const span_t *x, const span_t *y, uintptr_t *at, uintptr_t
 }
 
 static void op_side(hrace_report_side_t *s, const hrace_inflight_t *o, uint64_t off, uint64_t len) {
-  *s = (hrace_report_side_t){ .op = hrace__op_name(o->op), .rank = hrace__proc.rank,
-                              .thread = o->thread, .loc = *o->site, .offset = off, .size = len };
+  hrace__report_side(s, hrace__op_name(o->op), hrace__proc.rank, o->thread, off, len, o->site, 0);
 }
 
 /* An origin-buffer race: `now` (an access, or a newly issued operation) meets in-flight
@@ -128,7 +127,8 @@ static void report(const span_t *s, const hrace_report_side_t *now, uintptr_t at
   hrace__report_race(&r);
 }
 
-void hrace__buffer_access(void *owner, uintptr_t addr, uintptr_t len, uint16_t flags, uint16_t op,
+/* hrace__buffer_access_hook (access/filter.h): an access inside a tracked buffer range. */
+static void buffer_access(void *owner, uintptr_t addr, uintptr_t len, uint16_t flags, uint16_t op,
                           uint32_t atomic_class, uintptr_t pc) {
   if (*(int *)owner == HRACE_BUF_PEER) {
     hrace__shared_access(owner, addr, len, flags, op, atomic_class, pc);
@@ -137,19 +137,23 @@ void hrace__buffer_access(void *owner, uintptr_t addr, uintptr_t len, uint16_t f
   region_t *g = owner;
   pthread_mutex_lock(&mu);
   if (g->live && ((flags & HRACE_ACC_WRITE) || g->nwriters)) {   /* else: everyone reads */
-    hrace_report_side_t now = { .op = hrace__op_name(op), .rank = hrace__proc.rank,
-                                .thread = hrace__thread()->tid, .size = len };
+    hrace_report_side_t now;
     int known = 0;
     for (const span_t *s = g->spans; s; s = s->rnext) {
       uintptr_t at;
       if (!(flags & HRACE_ACC_WRITE) && !s->writes) continue;
       if (!span_hits(s, addr, addr + len, &at)) continue;
-      if (!known++) hrace__symbolize(pc, &now.loc);
+      if (!known++)
+        hrace__report_side(&now, hrace__op_name(op), hrace__proc.rank, hrace__thread()->tid, 0,
+                           len, NULL, pc);
       now.offset = addr - s->lo;
       report(s, &now, at);
     }
   }
   pthread_mutex_unlock(&mu);
+}
+__attribute__((constructor)) static void register_buffer_access(void) {
+  hrace__buffer_access_hook = buffer_access;
 }
 
 /* The descriptor of o's access to span s (made on first use): in flight until local
@@ -198,14 +202,14 @@ static void into_windows(hrace_inflight_t *o, span_t *s) {
   for (unsigned i = 0; i < nr; i++) {
     const hrace_range_t *fr = &rs[i];
     if (fr->kind != HRACE_TRACK_WINDOW) continue;
-    hrace_win_t *seg = fr->owner;
+    hrace_shadow_t *cells = fr->owner;
     for (uint32_t j = 0; j < s->n; j++) {
       uintptr_t a = (uintptr_t)s->r[2 * j], b = a + (uintptr_t)s->r[2 * j + 1];
       if (a < fr->lo) a = fr->lo;
       if (b > fr->hi) b = fr->hi;
       if (a >= b) continue;
-      hrace__shadow_access(&seg->cells, a - fr->lo, b - a, span_aid(o, s), hrace__thread_view(),
-                           hrace__race_sink, seg);
+      hrace__shadow_access(cells, a - fr->lo, b - a, span_aid(o, s), hrace__thread_view(),
+                           hrace__race_sink, cells);
     }
   }
   if (rs != stack) free(rs);
@@ -302,7 +306,7 @@ void hrace__buffers_issue(const hrace_rma_call_t *c, const hrace_srcloc_t *site)
     hrace__filter_add(added[i]->lo, added[i]->hi, HRACE_TRACK_BUFFER, added[i]);
   for (unsigned j = 0; j < o->nspan; j++)
     hrace__history_check(o->span[j].r, o->span[j].n, span_aid(o, &o->span[j]),
-                         hrace__thread_view(), hrace__history_report, o->w);
+                         hrace__thread_view(), hrace__history_report, &o->w->cells);
   pthread_mutex_unlock(&mu);
   if (c->req && *c->req != MPI_REQUEST_NULL) hrace__request_watch(*c->req, on_request_done, o);
 }

@@ -1,4 +1,4 @@
-/* In-flight RMA buffers at the origin (DESIGN "An RMA operation is an interval"): from issue to
+/* In-flight RMA buffers at the origin (docs/rma.md, "The model"): from issue to
  * local completion an operation reads its origin buffer (put, accumulate, the compare buffer)
  * or writes it (get, result buffers). While in flight the buffer is a tracked range (filter.h,
  * kind HRACE_TRACK_BUFFER), so loads and stores by any thread of the origin are checked against
@@ -13,10 +13,8 @@
 
 enum { HRACE_BUF_OP = 0x4f50, HRACE_BUF_PEER = 0x5045 };
 
-/* Called from the access slow path for [addr, addr+len) inside a tracked buffer range whose
- * owner is `owner` (flags: HRACE_ACC_*, op: hrace_op label, pc: the access's return address). */
-void hrace__buffer_access(void *owner, uintptr_t addr, uintptr_t len, uint16_t flags, uint16_t op,
-                          uint32_t atomic_class, uintptr_t pc);
+/* Accesses inside a tracked buffer range reach buffers.c through access/filter.h's
+ * hrace__buffer_access_hook, which it registers at load. */
 
 struct hrace_win;
 struct hrace_rma_call;

@@ -1,5 +1,5 @@
 /* RMA synchronisation: passive target (lock / unlock, lock_all / unlock_all, flush*) and fence.
- * Edges (DESIGN "RMA synchronisation", seed 001 Table III, seed 003 R2):
+ * Edges (docs/rma.md, "Synchronisation"):
  *
  *   call                 clock action                               completion
  *   lock(type, t)        token from t's progress thread; join the   -
@@ -21,7 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/runtime.h"
+#include "core/hb.h"
 #include "mpi/sync.h"
 #include "mpi/wrap.h"
 #include "report/report.h"

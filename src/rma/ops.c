@@ -18,8 +18,8 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include "base/hash.h"
 #include "core/race.h"
-#include "core/runtime.h"
 #include "mpi/wrap.h"
 #include "report/report.h"
 #include "report/symbolize.h"
@@ -61,11 +61,11 @@ hrace_msg_t hrace__rma_msg(const hrace_win_t *w, uint32_t type) {
 uint32_t hrace__rma_atomic_class(MPI_Datatype dt) {
   /* The class must be equal at every origin: handles are addresses in Open MPI and differ
    * between processes, names of predefined types don't. Hash the element type's name
-   * (FNV-1a). */
+   * (base/hash.h: FNV-1a, the same in every process). */
   char name[MPI_MAX_OBJECT_NAME + 1];
   if (hrace__type_element_name(dt, name)) name[0] = 0;
-  uint32_t h = 2166136261u;
-  for (const char *p = name; *p; p++) h = (h ^ (unsigned char)*p) * 16777619u;
+  uint64_t h64 = hrace_hash_str(name, HRACE_HASH_SEED);
+  uint32_t h = (uint32_t)(h64 ^ (h64 >> 32));
   return h ? h : 1;
 }
 

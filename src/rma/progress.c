@@ -13,9 +13,10 @@
 #include <string.h>
 
 #include "core/chan.h"
-#include "core/log.h"
+#include "core/hooks.h"
+#include "base/log.h"
 #include "core/race.h"
-#include "core/runtime.h"
+#include "core/thread.h"
 #include "mpi/posted.h"
 #include "report/report.h"
 #include "rma/protocol.h"
@@ -169,12 +170,12 @@ void hrace__rma_apply(hrace_win_t *w, const hrace_msg_t *h, const uint64_t *rang
     uint64_t off = base + ranges[2 * i], len = ranges[2 * i + 1], rel;
     hrace_win_t *s = hrace__win_segment(w, off, len, &rel);
     if (s) {
-      hrace__shadow_access(&s->cells, rel, len, aid, view, hrace__race_sink, s);
+      hrace__shadow_access(&s->cells, rel, len, aid, view, hrace__race_sink, &s->cells);
       continue;
     }
     if (!outside++) out_lo = off, out_hi = off + len;
     if (w->kind != HRACE_WIN_DYNAMIC && off < w->size)
-      hrace__shadow_access(&w->cells, off, w->size - off, aid, view, hrace__race_sink, w);
+      hrace__shadow_access(&w->cells, off, w->size - off, aid, view, hrace__race_sink, &w->cells);
   }
   if (outside && w->kind == HRACE_WIN_DYNAMIC)
     hrace__report_misuse(0, "%s from rank %d at %s (%s:%d) accesses addresses [%#llx,%#llx) of "
@@ -242,8 +243,8 @@ static void on_unlock(hrace_win_t *w, const hrace_msg_t *h, const hrace_clk_t *v
   w->nwaiters -= k;
 }
 
-/* PSCW (seed 003 R3, R4): a post deposited at the origin, a complete at the target; the
- * application thread waiting in MPI_Win_start / MPI_Win_wait takes it from there. */
+/* PSCW (docs/rma.md, "Synchronisation"): a post deposited at the origin, a complete at the target;
+ * the application thread waiting in MPI_Win_start / MPI_Win_wait takes it from there. */
 static void on_post(hrace_win_t *w, const hrace_msg_t *h, const hrace_clk_t *vc) {
   int g = hrace__win_group_rank(w, h->origin);
   if (g < 0) return;
@@ -334,16 +335,24 @@ static void *progress_main(void *arg) {
   return NULL;
 }
 
-void hrace__progress_start(void) {
+/* core/hooks.h, hrace__progress_hook: MPI_Init starts the progress thread, MPI_Finalize stops
+ * it (mpi/init.c). */
+static void progress_start(void) {
   if (pthread_create(&progress, NULL, progress_main, NULL))
     hrace__fatal("cannot start the progress thread: %s", strerror(errno));
   progress_running = 1;
 }
 
-void hrace__progress_stop(void) {
+static void progress_stop(void) {
   if (!progress_running) return;
   hrace_msg_t h = { .type = HRACE_MSG_STOP, .origin = hrace__proc.rank };
   raw_send(hrace__proc.rank, &h, NULL, NULL, NULL, NULL, NULL);
   pthread_join(progress, NULL);
   progress_running = 0;
 }
+
+static void progress_up(int up) {
+  if (up) progress_start();
+  else progress_stop();
+}
+__attribute__((constructor)) static void register_progress(void) { hrace__progress_hook = progress_up; }

@@ -18,11 +18,11 @@
  *   RWAIT      waiter -> owner         resource offset / length         GRANT + resource clock
  *   STOP       self -> own progress    -                                none
  *
- * The ACKs are the delivery invariant of DESIGN.md: an origin does not return from a
- * completing call (unlock, flush, fence, complete) before the target has applied the records,
- * so any event ordered after the completion finds them in the target's shadow. Records of
- * operations a process targets at itself, and forwarded accesses, are followed by a PING
- * before the caller goes on (see rma.h and shared.h for why). */
+ * The ACKs are the delivery invariant (docs/design.md, "Remote accesses"): an origin does not
+ * return from a completing call (unlock, flush, fence, complete) before the target has applied the
+ * records, so any event ordered after the completion finds them in the target's shadow. Records of
+ * operations a process targets at itself, and forwarded accesses, are followed by a PING before the
+ * caller goes on (see rma.h and shared.h for why). */
 #ifndef HRACE_RMA_PROTOCOL_H
 #define HRACE_RMA_PROTOCOL_H
 #include <stdint.h>
@@ -96,7 +96,4 @@ void hrace__ctl_wait_reply(int target, uint32_t type, hrace_vc_t *got);
 /* Send PING to `target` and wait for its ACK: everything sent there before is applied. */
 void hrace__ctl_ping(int target);
 
-/* The progress thread. */
-void hrace__progress_start(void);
-void hrace__progress_stop(void);
 #endif

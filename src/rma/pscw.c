@@ -1,5 +1,5 @@
 /* General active-target synchronisation: post / start / complete / wait / test (MPI-3.1
- * Sec. 11.5.2), with the clock rules of seed 003:
+ * Sec. 11.5.2), with these clock rules (docs/rma.md, "Synchronisation"):
  *
  *   call (at)              clock action                         message
  *   post(G) (target)       signal: clock to each origin in G,   POST -> origin's progress
@@ -24,7 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/runtime.h"
+#include "core/hb.h"
 #include "mpi/wrap.h"
 #include "report/report.h"
 #include "rma/buffers.h"

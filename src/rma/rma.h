@@ -1,6 +1,6 @@
 /* The RMA core shared by the operation, epoch, PSCW and annotation wrappers.
  *
- * An operation is an interval (DESIGN "An RMA operation is an interval", seed 003's issued /
+ * An operation is an interval (docs/rma.md, "The model": issued /
  * completed states): at the target from issue to remote completion (a record in the target's
  * shadow whose epoch is fixed by the completion), at the origin from issue to local completion
  * (its buffers are tracked ranges, buffers.h). Completion is not synchronisation: it fixes

@@ -7,8 +7,11 @@
 #include <string.h>
 
 #include "access/filter.h"
+#include "base/hash.h"
+#include "core/hooks.h"
 #include "core/race.h"
-#include "core/runtime.h"
+#include "core/proc.h"
+#include "core/thread.h"
 #include "report/symbolize.h"
 #include "rma/buffers.h"
 #include "rma/rma.h"
@@ -40,7 +43,6 @@ typedef struct hrace_peer {
 #define BATCH_MAX 4096         /* entries per message */
 #define COALESCE_WINDOW 4      /* how many recent entries an access may extend */
 
-_Atomic int hrace__fwd_pending;
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static hrace_peer_t *peers;
 
@@ -204,7 +206,8 @@ void hrace__shared_flush_to(int target) {
   pthread_mutex_unlock(&mu);
 }
 
-void hrace__fwd_flush(int acked) {
+/* core/hooks.h, hrace__fwd_flush_hook: before a clock that may cover the batches is published. */
+static void fwd_flush(int acked) {
   int *to = NULL, nto = 0;
   pthread_mutex_lock(&mu);
   for (hrace_peer_t *p = peers; p; p = p->next) {
@@ -223,6 +226,8 @@ void hrace__fwd_flush(int acked) {
     for (int i = 0; i < nto; i++) hrace__ctl_ping(to[i]);
   free(to);
 }
+
+__attribute__((constructor)) static void register_flush(void) { hrace__fwd_flush_hook = fwd_flush; }
 
 void hrace__shared_unregister(hrace_win_t *w) {
   pthread_mutex_lock(&mu);
@@ -253,8 +258,8 @@ static struct dkey {
 } dcache[DCACHE];
 
 static hrace_aid_t descriptor(int origin, const hrace_fwd_meta_t *m, const void *loc) {
-  unsigned h = (unsigned)((uintptr_t)loc >> 4) * 31u + (unsigned)origin * 17u + m->epoch * 7u +
-               (unsigned)m->thread + m->flags;
+  uint64_t h = hrace_hash_combine((uintptr_t)loc, (uint64_t)origin << 32 | (uint32_t)m->thread);
+  h = hrace_hash_combine(h, (uint64_t)m->epoch << 16 | m->flags);
   struct dkey *k = &dcache[h % DCACHE];
   if (k->aid && k->origin == origin && k->thread == m->thread && k->exporter == m->exporter &&
       k->epoch == m->epoch && k->flags == m->flags && k->op == m->op &&
@@ -292,6 +297,6 @@ void hrace__shared_apply(hrace_win_t *w, const hrace_msg_t *h, const uint64_t *r
      * clock, no local part (this is another process). */
     hrace_vc_t view = { .n = head[1], .c = (hrace_clk_t *)(views + (size_t)m->view * head[1]) };
     hrace__shadow_access(&w->cells, ranges[2 * i], ranges[2 * i + 1], descriptor(h->origin, m, loc),
-                         &view, hrace__race_sink, w);
+                         &view, hrace__race_sink, &w->cells);
   }
 }

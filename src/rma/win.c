@@ -5,7 +5,6 @@
  * (MPI-3.1 Sec. 11.7) and is not wrapped either. */
 #include <string.h>
 
-#include "core/runtime.h"
 #include "mpi/wrap.h"
 #include "report/report.h"
 #include "rma/window.h"

@@ -11,8 +11,9 @@
 #include <string.h>
 #include <time.h>
 #include "access/filter.h"
-#include "core/log.h"
-#include "core/runtime.h"
+#include "base/log.h"
+#include "core/hooks.h"
+#include "core/proc.h"
 #include "mpi/sync.h"
 #include "rma/buffers.h"
 #include "rma/shared.h"
@@ -62,7 +63,7 @@ static void segment_init(hrace_win_t *s, void *base, uint64_t size) {
   s->size = size;
   if (hrace__shadow_init(&s->cells, size))
     hrace__fatal("cannot map %llu bytes of shadow for a window", (unsigned long long)size);
-  if (size) hrace__filter_add((uintptr_t)base, (uintptr_t)base + size, HRACE_TRACK_WINDOW, s);
+  if (size) hrace__filter_add((uintptr_t)base, (uintptr_t)base + size, HRACE_TRACK_WINDOW, &s->cells);
 }
 
 hrace_win_t *hrace__win_register(MPI_Win win, MPI_Comm comm, int kind, void *base,
@@ -111,7 +112,8 @@ hrace_win_t *hrace__win_register(MPI_Win win, MPI_Comm comm, int kind, void *bas
 
   /* An id that is new at every member: the maximum of their next ids. The window is complete
    * and in the registry before the all-to-all clock exchange below (window creation orders
-   * every member after every other, DESIGN), so no record can arrive for an unknown window. */
+   * every member after every other: docs/rma.md, "Windows"), so no record can arrive for an
+   * unknown window. */
   pthread_mutex_lock(&mu);
   uint32_t id = next_id;
   pthread_mutex_unlock(&mu);
@@ -140,6 +142,19 @@ const char *hrace__win_creator(int kind) {
          : kind == HRACE_WIN_SHARED ? "MPI_Win_allocate_shared"
          : kind == HRACE_WIN_DYNAMIC ? "MPI_Win_create_dynamic"
                                      : "MPI_Win_create";
+}
+
+/* core/hooks.h, hrace__segment_label_hook: what a report says about a segment's memory. */
+static void segment_label(const hrace_shadow_t *cells, hrace_segment_label_t *out) {
+  const hrace_win_t *s = hrace__win_of_cells(cells);
+  out->window = s->name;
+  out->base = (uintptr_t)s->base;
+  out->size = s->size;
+  /* memory of a dynamic window comes from the application and is attached */
+  out->allocation = s->kind == HRACE_WIN_DYNAMIC ? "MPI_Win_attach" : hrace__win_creator(s->kind);
+}
+__attribute__((constructor)) static void register_label(void) {
+  hrace__segment_label_hook = segment_label;
 }
 
 hrace_win_t *hrace__win_of(MPI_Win win) {
@@ -213,7 +228,7 @@ int hrace__win_detach(hrace_win_t *w, const void *base) {
   if (r) *p = r->next;
   pthread_mutex_unlock(&mu);
   if (!r) return -1;
-  hrace__filter_remove(r);
+  hrace__filter_remove(&r->cells);
   pthread_mutex_lock(&mu);
   hrace__shadow_clear(&r->cells, 0, r->size);
   r->next = detached;
@@ -262,8 +277,8 @@ void hrace__win_unregister(hrace_win_t *w) {
   hrace__sync_all(w->shadow, NULL, 0, "MPI_Win_free");
   hrace__buffers_window_gone(w);
   hrace__shared_unregister(w);
-  hrace__filter_remove(w);
-  for (hrace_win_t *r = w->regions; r; r = r->next) hrace__filter_remove(r);
+  hrace__filter_remove(&w->cells);
+  for (hrace_win_t *r = w->regions; r; r = r->next) hrace__filter_remove(&r->cells);
   pthread_mutex_lock(&mu);
   for (unsigned i = 0; i < nwins; i++)
     if (wins[i] == w) { wins[i] = wins[--nwins]; break; }

@@ -5,14 +5,16 @@
  * A window's local memory is one or more *segments*, each an hrace_win_t with its own shadow:
  * the window itself for create / allocate / allocate_shared (one segment: base, size), and one
  * child per MPI_Win_attach region of a dynamic window (the parent then has no memory). Every
- * segment is a tracked range of kind HRACE_TRACK_WINDOW whose owner is the segment, and whose
- * shadow `cells` covers exactly [base, base + size): the access slow path (src/access) relies on
- * that and on `name` / `base` for reports. */
+ * segment is a tracked range of kind HRACE_TRACK_WINDOW whose owner is the segment's shadow
+ * `cells`, which covers exactly [base, base + size): the access slow path (src/access) relies on
+ * that, and reports find the segment from its shadow (core/hooks.h, hrace__segment_label_hook;
+ * hrace__win_of_cells). */
 #ifndef HRACE_RMA_WINDOW_H
 #define HRACE_RMA_WINDOW_H
 #include <mpi.h>
 #include <pthread.h>
 #include <stdint.h>
+#include "base/compiler.h"
 #include "clocks/shadow.h"
 #include "clocks/vc.h"
 
@@ -63,10 +65,10 @@ typedef struct hrace_win {
   uint8_t *dirty;              /* per group rank: operations issued since their last completion */
   uint8_t *start_group;        /* per group rank: in the current MPI_Win_start group */
   int started;                 /* inside a PSCW access epoch */
-  /* What the target side of an epoch's operations is ordered after, beyond the issuing
-   * process's clock: the target's post (PSCW, seed 003 R3: post_vcs below) and the targets'
-   * fence when a MPI_MODE_NOPRECEDE fence opened the epoch (MPI-3.1 Sec. 11.5.1: operations
-   * access the target only after its fence, but that fence need not be a barrier). */
+  /* What the target side of an epoch's operations is ordered after, beyond the issuing process's
+   * clock: the target's post (PSCW, docs/rma.md "Synchronisation": post_vcs below) and the targets'
+   * fence when a MPI_MODE_NOPRECEDE fence opened the epoch (MPI-3.1 Sec. 11.5.1: operations access
+   * the target only after its fence, but that fence need not be a barrier). */
   hrace_vc_t fence_vc;
   int fence_view;              /* fence_vc applies */
   /* Exposure side of PSCW (application threads). */
@@ -88,6 +90,10 @@ typedef struct hrace_win {
   hrace_resource_t *resources;  /* annotated synchronisation locations (annotate.c) */
 } hrace_win_t;
 
+/* The segment whose shadow is `cells` (a tracked range's owner, a race sink's ctx). */
+static inline hrace_win_t *hrace__win_of_cells(const hrace_shadow_t *cells) {
+  return HRACE_CONTAINER_OF(cells, hrace_win_t, cells);
+}
 /* The call that makes windows of this kind ("MPI_Win_allocate", ...): reports name it. */
 const char *hrace__win_creator(int kind);
 /* Register a window just created collectively over comm (call from the creating wrapper,

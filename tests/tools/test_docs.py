@@ -5,6 +5,9 @@ import os
 import re
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import tap  # noqa: E402
+
 top = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 inc = open(os.path.join(top, "include", "hrace_options.inc")).read()
 declared = {m.group(2): m.group(3).strip() for m in
@@ -21,11 +24,4 @@ checks = [
 for name in sorted(set(declared) & set(listed)):
     checks.append((declared[name] == listed[name], f"README's default of {name}",
                    f"inc {declared[name]!r}, README {listed[name]!r}"))
-print(f"1..{len(checks)}")
-failed = 0
-for i, (good, what, why) in enumerate(checks, 1):
-    print(f"{'ok' if good else 'not ok'} {i} - {what}")
-    if not good:
-        print(f"#   {why}")
-        failed += 1
-sys.exit(1 if failed else 0)
+tap.report(checks)

@@ -1,7 +1,7 @@
-/* Unit tests of the shadow call stack and the interned stack table (src/access/stack.h): the
- * frames __tsan_func_entry pushes come back innermost first after the access's own address,
- * equal stacks intern to one id, deep recursion keeps the innermost frames, unbalanced exits
- * do no harm, and threads interning the same stacks at once agree on the ids. */
+/* Unit tests of the shadow call stack and the interned stack table (src/access/stack.h,
+ * src/core/stack.h): the frames __tsan_func_entry pushes come back innermost first after the
+ * access's own address, equal stacks intern to one id, deep recursion keeps the innermost
+ * frames, unbalanced exits do no harm, and threads interning the same stacks at once agree on the ids. */
 #include <pthread.h>
 
 #include "access/stack.h"

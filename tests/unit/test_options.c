@@ -5,7 +5,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "core/options.h"
+#include "base/options.h"
 #include "tap.h"
 
 static char err[512];

@@ -6,7 +6,7 @@
 #include <stdint.h>
 #include <unistd.h>
 
-#include "core/options.h"
+#include "base/options.h"
 #include "report/report.h"
 #include "tap.h"
 

@@ -5,7 +5,7 @@
 #include <stdint.h>
 #include <unistd.h>
 
-#include "core/options.h"
+#include "base/options.h"
 #include "report/report.h"
 #include "report/suppress.h"
 #include "tap.h"

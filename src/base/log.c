@@ -1,9 +1,10 @@
 /* Tool-internal messages on stderr ("hrace: rank R: note: ..."). Each message is formatted
  * into one buffer and handed to a single write(2), so lines from concurrent threads and ranks
  * sharing a terminal or pipe do not interleave (writes up to PIPE_BUF are atomic on pipes). */
-#include "core/log.h"
+#include "base/log.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -38,28 +39,18 @@ static void log_write(const char *what, const char *fmt, va_list ap) {
   }
 }
 
-void hrace__note(const char *fmt, ...) {
-  if (hrace__opt.verbosity < 1) return;
-  va_list ap;
-  va_start(ap, fmt);
-  log_write("note", fmt, ap);
-  va_end(ap);
-}
-
-void hrace__debug(const char *fmt, ...) {
-  if (hrace__opt.verbosity < 2) return;
-  va_list ap;
-  va_start(ap, fmt);
-  log_write("debug", fmt, ap);
-  va_end(ap);
-}
-
-void hrace__warn(const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  log_write("warning", fmt, ap);
-  va_end(ap);
-}
+/* One printf-like entry per level; below verbosity `min` it returns before formatting. */
+#define LOG_LEVEL(name, min, what)                                                               \
+  void name(const char *fmt, ...) {                                                              \
+    if (hrace__opt.verbosity < (min)) return;                                                    \
+    va_list ap;                                                                                  \
+    va_start(ap, fmt);                                                                           \
+    log_write(what, fmt, ap);                                                                    \
+    va_end(ap);                                                                                  \
+  }
+LOG_LEVEL(hrace__note, 1, "note")
+LOG_LEVEL(hrace__debug, 2, "debug")
+LOG_LEVEL(hrace__warn, LONG_MIN, "warning")
 
 /* _exit, not exit: a fatal error means the runtime's own state cannot be trusted, so running
  * atexit handlers (the application's, MPI's, ours) could hang or crash. Race reports are

@@ -1,6 +1,6 @@
 /* Copies made by the MPI library's own code (see mpicode.c). */
-#ifndef HRACE_ACCESS_MPICODE_H
-#define HRACE_ACCESS_MPICODE_H
+#ifndef HRACE_CORE_MPICODE_H
+#define HRACE_CORE_MPICODE_H
 #include <stdatomic.h>
 #include <stdint.h>
 

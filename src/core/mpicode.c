@@ -7,8 +7,10 @@
  * stack is skipped wherever it runs.
  *
  * Modules are classified by file name on first sight and cached by address range; only
- * copies that touch tracked memory get here (the cold path of intercept.c). */
-#include "access/mpicode.h"
+ * copies that touch tracked memory get here (the cold path of access/intercept.c). Core, not
+ * access: core/pthread.c asks which module a lock call comes from, mpi/ which frame made an
+ * MPI call. */
+#include "core/mpicode.h"
 #include "report/report.h"
 
 #include <execinfo.h>

@@ -1,7 +1,7 @@
 /* HRACE_OPTIONS: defaults, parser and help text, all generated from the one X-macro list in
  * include/hrace_options.inc (after TSan's tsan_flags.inc). Malformed input is rejected with a
  * message that names the offending item; nothing is silently ignored. */
-#include "core/options.h"
+#include "base/options.h"
 
 #include <errno.h>
 #include <pthread.h>

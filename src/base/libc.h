@@ -4,8 +4,8 @@
  * without this, each of hrace's mutex operations took the interposer's detour, +10 ns per
  * message to self and +24 ns under MPI_THREAD_MULTIPLE (bench/README.md). Lock and unlock
  * only: hrace's other pthread calls are on slow paths, and the interposer passes them through. */
-#ifndef HRACE_CORE_LIBC_H
-#define HRACE_CORE_LIBC_H
+#ifndef HRACE_BASE_LIBC_H
+#define HRACE_BASE_LIBC_H
 #include <pthread.h>
 
 extern int (*hrace__libc_mutex_lock)(pthread_mutex_t *);

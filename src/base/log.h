@@ -1,8 +1,8 @@
 /* Tool-internal messages (not race reports): notes, warnings, fatal errors, debug trace.
  * All go to stderr prefixed with "hrace: rank R:"; fatal exits with status 2. */
-#ifndef HRACE_CORE_LOG_H
-#define HRACE_CORE_LOG_H
-#include "core/options.h"
+#ifndef HRACE_BASE_LOG_H
+#define HRACE_BASE_LOG_H
+#include "base/options.h"
 
 void hrace__log_set_rank(int rank);
 void hrace__note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));   /* verbosity >= 1 */

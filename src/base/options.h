@@ -1,7 +1,7 @@
 /* hrace runtime options: one X-macro list (include/hrace_options.inc) gives the struct,
  * the defaults, the HRACE_OPTIONS parser and the help text. */
-#ifndef HRACE_CORE_OPTIONS_H
-#define HRACE_CORE_OPTIONS_H
+#ifndef HRACE_BASE_OPTIONS_H
+#define HRACE_BASE_OPTIONS_H
 #include <stdbool.h>
 #include <stddef.h>
 
