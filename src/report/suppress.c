@@ -9,7 +9,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum supp_kind { SUPP_FUNCTION, SUPP_FILE, SUPP_WINDOW };
+/* function:, file:, window: are hrace's; race:, race_top:, called_from_lib: are
+ * ThreadSanitizer's (its suppressions files work unchanged): race: a function or file of any
+ * frame of either access, race_top: of the innermost frame only, called_from_lib: a frame
+ * whose file (for code without debug information, the library itself) has that name. */
+enum supp_kind { SUPP_FUNCTION, SUPP_FILE, SUPP_WINDOW, SUPP_RACE, SUPP_RACE_TOP, SUPP_LIB };
+
+static const struct { const char *name; enum supp_kind kind; } kinds[] = {
+  { "function", SUPP_FUNCTION }, { "file", SUPP_FILE }, { "window", SUPP_WINDOW },
+  { "race", SUPP_RACE }, { "race_top", SUPP_RACE_TOP }, { "called_from_lib", SUPP_LIB },
+};
 
 typedef struct supp_rule {
   enum supp_kind kind;
@@ -41,15 +50,16 @@ static int parse_rule(const char *t, supp_rule_t *r, char *err, size_t errlen) {
     snprintf(err, errlen, "expected KIND:PATTERN (KIND is function, file or window), got '%s'", t);
     return -1;
   }
-  size_t klen = (size_t)(colon - t);
-  if (klen == 8 && !strncmp(t, "function", 8)) r->kind = SUPP_FUNCTION;
-  else if (klen == 4 && !strncmp(t, "file", 4)) r->kind = SUPP_FILE;
-  else if (klen == 6 && !strncmp(t, "window", 6)) r->kind = SUPP_WINDOW;
-  else {
-    snprintf(err, errlen, "unknown suppression kind '%.*s' (want function, file or window)",
-             (int)klen, t);
+  size_t klen = (size_t)(colon - t), k = 0;
+  while (k < sizeof kinds / sizeof *kinds &&
+         (strlen(kinds[k].name) != klen || strncmp(t, kinds[k].name, klen)))
+    k++;
+  if (k == sizeof kinds / sizeof *kinds) {
+    snprintf(err, errlen, "unknown suppression kind '%.*s' (want function, file or window; "
+             "ThreadSanitizer's race, race_top and called_from_lib)", (int)klen, t);
     return -1;
   }
+  r->kind = kinds[k].kind;
   const char *pat = colon + 1;
   size_t plen = strlen(pat);
   r->line = 0;
@@ -98,6 +108,8 @@ hrace_supp_t *hrace__supp_parse(const char *text, const char *name, char *err, s
     size_t len = nl ? (size_t)(nl - p) : strlen(p);
     number++;
     while (len && isspace((unsigned char)*p)) p++, len--;
+    for (size_t i = 1; i < len; i++)   /* a trailing comment: white space, then '#' */
+      if (p[i] == '#' && isspace((unsigned char)p[i - 1])) len = i;
     while (len && isspace((unsigned char)p[len - 1])) len--;
     if (len && *p != '#') {
       char *line = strndup(p, len);
@@ -177,8 +189,30 @@ static int file_matches(const supp_rule_t *r, const hrace_srcloc_t *loc) {
   return fnmatch(r->pattern, subject, 0) == 0 && (r->line == 0 || r->line == loc->line);
 }
 
+static int glob(const char *pattern, const char *s) { return s && fnmatch(pattern, s, 0) == 0; }
+
+/* race: / race_top: / called_from_lib: over the frames [0, n) of a side. */
+static int frames_match(const supp_rule_t *r, const hrace_report_side_t *s, unsigned n) {
+  for (unsigned i = 0; i < n; i++) {
+    const hrace_srcloc_t *l = s->nframes ? &s->frames[i].loc : &s->loc;
+    if (r->kind == SUPP_LIB) {
+      if (l->file && (glob(r->pattern, base_of(l->file)) || strstr(l->file, r->pattern))) return 1;
+    } else if (glob(r->pattern, l->func) ||
+               (l->file && (glob(r->pattern, base_of(l->file)) || glob(r->pattern, l->file)))) {
+      return 1;
+    }
+  }
+  return 0;
+}
+
 static int side_matches(const supp_rule_t *r, const hrace_report_side_t *s) {
+  unsigned all = s->nframes ? s->nframes : 1;
   switch (r->kind) {
+  case SUPP_RACE:
+  case SUPP_LIB:
+    return frames_match(r, s, all);
+  case SUPP_RACE_TOP:
+    return frames_match(r, s, 1);
   case SUPP_FUNCTION:
     if (s->nframes == 0) return s->loc.func && fnmatch(r->pattern, s->loc.func, 0) == 0;
     for (unsigned i = 0; i < s->nframes; i++)

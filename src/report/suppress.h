@@ -5,11 +5,14 @@
  *   file:GLOB             the file of either access itself (its innermost frame)
  *   file:GLOB:LINE        the same, at that line
  *   window:GLOB           the window's name
+ *   race:GLOB             (ThreadSanitizer's) a function or file of any frame of either access
+ *   race_top:GLOB         (ThreadSanitizer's) the same, innermost frame only
+ *   called_from_lib:NAME  (ThreadSanitizer's) a frame in a file or library of that name
  *
  * GLOB is an fnmatch(3) pattern; for file, a pattern without '/' is matched against the
  * basename, one with '/' against the whole path. Blank lines and lines starting with '#' are
- * ignored; anything else is an error naming the line. The launcher (tools/hrace) checks the
- * same grammar before it starts the job. */
+ * ignored, and so is a '#' after white space to the end of its line; anything else is an error
+ * naming the line. The launcher uses this very code (tools/hrace-supp.c). */
 #ifndef HRACE_REPORT_SUPPRESS_H
 #define HRACE_REPORT_SUPPRESS_H
 #include <stddef.h>

@@ -13,19 +13,14 @@ import re
 import shlex
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from tap import Tap  # noqa: E402  (tests/tools/tap.py)
+
+T = Tap()
+ok = T.ok
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.dirname(os.path.dirname(HERE))
-n_run = n_failed = 0
 
-
-def ok(cond, name, detail=""):
-    global n_run, n_failed
-    n_run += 1
-    print(f"{'ok' if cond else 'not ok'} {n_run} - {name}")
-    if not cond:
-        n_failed += 1
-        for line in str(detail).splitlines()[-20:]:
-            print(f"#   {line}")
 
 
 def hrace_commands(node):
@@ -93,8 +88,7 @@ def main():
             ok(True, f"accepted by hrace's parser: {c}")
         except (hrace.UsageError, SystemExit) as e:
             ok(False, f"accepted by hrace's parser: {c}", e)
-    print(f"1..{n_run}")
-    return 1 if n_failed else 0
+    return T.done()
 
 
 if __name__ == "__main__":

@@ -93,6 +93,10 @@ def run_tests(hrace_src, tmp):
     os.chmod(hrace, 0o755)
     lib = os.path.realpath(os.path.join(tmp, "lib", "libhrace.so"))
     open(lib, "w").close()
+    # The suppressions parser and matcher are the runtime's, as a program beside the library.
+    supp_tool = os.path.join(os.path.dirname(hrace_src), "..", "lib", "hrace-supp")
+    if os.path.exists(supp_tool):
+        shutil.copy(supp_tool, os.path.join(tmp, "lib", "hrace-supp"))
 
     def H(*argv, env=None, cwd=None):
         e = dict(os.environ)
@@ -698,8 +702,21 @@ def suppression_tests(H, tmp, job, user_env):
         ("file:d.c", {"file"}), ("file:/s/lib/*", {"file"}), ("file:lib/d.c", set()),
         ("window:scratch", {"win"}), ("window:w1", {"fn", "line", "file"}),
         ("window:f.c", set()), ("file:scratch", set()), ("function:scratch", set()),
+        # ThreadSanitizer's kinds, and trailing comments
+        ("race:halo_exchange", {"fn"}), ("race:pack", {"fn"}), ("race:d.c", {"file"}),
+        ("race_top:pack", {"fn"}), ("race_top:halo_exchange", set()), ("race_top:e.c", {"file"}),
+        ("called_from_lib:d.c", {"file"}), ("called_from_lib:lib", {"file"}),
+        ("function:halo_exchange   # the halo, known", {"fn"}),
+        ("window:scratch\t# scratch space", {"win"}),
     ]
     lines_of = {k: (r["a"]["line"], r["b"]["line"]) for k, r in races.items()}
+    # The README's example, copied from README.md as it stands: it must be accepted as is.
+    readme = open(os.path.join(HERE, "..", "..", "README.md")).read()
+    example = re.search(r"\*\*Suppressions\*\*.*?```\n(.*?)```", readme, re.S).group(1)
+    rc, out, errs = H("merge", d, "--suppressions", supp("readme.supp", example))
+    ok(rc == 66 and "; 2 suppressed" in errs,
+       "the README's suppressions example is accepted as written (function:halo_* and "
+       "window:scratch hide one each)", "66, 2 suppressed", (rc, example, errs))
     for rule, hidden in cases:
         rc, out, errs = H("merge", d, "--json", out_json, "--suppressions", supp("one.supp", rule))
         left = {min(json.loads(l)["a"]["line"], json.loads(l)["b"]["line"])

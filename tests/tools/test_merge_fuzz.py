@@ -23,19 +23,13 @@ import sys
 import tempfile
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from tap import Tap  # noqa: E402  (tests/tools/tap.py)
+
+T = Tap()
+ok = T.ok
 HERE = os.path.dirname(os.path.abspath(__file__))
-n_run = n_failed = 0
 
-
-def ok(cond, name, detail=""):
-    global n_run, n_failed
-    n_run += 1
-    print(f"{'ok' if cond else 'not ok'} {n_run} - {name}")
-    if not cond:
-        n_failed += 1
-        for line in str(detail).splitlines()[-30:]:
-            print(f"#   {line}")
-    sys.stdout.flush()
 
 
 def load(path):
@@ -227,8 +221,7 @@ def main():
         ok(grew < 200 * 1024, f"... in less than 200 MB more memory ({grew / 1024:.0f} MB)")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    print(f"1..{n_run}")
-    return 1 if n_failed else 0
+    return T.done()
 
 
 if __name__ == "__main__":

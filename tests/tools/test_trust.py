@@ -20,7 +20,11 @@ import subprocess
 import sys
 import tempfile
 
-n_run = n_failed = 0
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from tap import Tap  # noqa: E402  (tests/tools/tap.py)
+
+T = Tap()
+ok = T.ok
 ENV = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
            OMPI_MCA_rmaps_base_oversubscribe="1")
 for k in ("HRACE_OPTIONS", "HRACE_RUN_OPTIONS", "LD_PRELOAD", "OMP_TOOL_LIBRARIES"):
@@ -58,17 +62,6 @@ int main(int argc, char **argv) {
 }
 """
 
-
-def ok(cond, name, detail=None):
-    global n_run, n_failed
-    n_run += 1
-    print(f"{'ok' if cond else 'not ok'} {n_run} - {name}")
-    if not cond:
-        n_failed += 1
-        for line in str(detail).splitlines()[-25:]:
-            print(f"#   {line}")
-    sys.stdout.flush()
-    return cond
 
 
 def run(cmd, env=None, cwd=None, timeout=120):
@@ -180,8 +173,7 @@ def main():
         if build_mpi(build) == "mpich":         # a tree of its own built for MPICH (docs/mpi.md)
             flavour_tests(build, tmp, "mpich", "mpicc.mpich", "mpirun.mpich",
                           ["mpiexec.hydra", "mpiexec.mpich"])
-            print(f"1..{n_run}")
-            return 1 if n_failed else 0
+            return T.done()
         flavour_tests(build, tmp, "openmpi", "mpicc", "mpirun",
                       ["mpirun.openmpi", "mpiexec.openmpi", "mpiexec"])
         mpich = os.path.join(build, "mpich")
@@ -213,8 +205,7 @@ def main():
            f"two jobs in one report directory: rank 0 named as duplicated, exit 67 ({rc})", out)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    print(f"1..{n_run}")
-    return 1 if n_failed else 0
+    return T.done()
 
 
 if __name__ == "__main__":
