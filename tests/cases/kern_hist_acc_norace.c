@@ -1,10 +1,8 @@
 /* hrace-test
  * ranks: 2
  * expect: no-race
- * env: OMPI_MCA_osc=ucx
  */
 /* Distributed histogram by MPI_Accumulate in one lock_all epoch; racy twin: kern_hist_race.c.
- * osc/ucx: Open MPI 4.1.4's osc/rdma segfaults in MPI_Compare_and_swap under lock_all here.
  * The kernel itself (bench/kernels/hist.c, bench/README.md "Application kernels") at a small
  * size, unchanged: a correct program that hrace must pass, and whose numbers it checks (a
  * non-zero exit fails the case too). */
