@@ -1,0 +1,19 @@
+/* hrace-test
+ * ranks: 2
+ * expect: no-race
+ * openmp: yes
+ * env: OMP_NUM_THREADS=2
+ */
+/* Hybrid stencil: one thread exchanges halos and makes a task per block of rows, taskwait.
+ * The kernel itself (bench/kernels/hybrid.c, bench/README.md "Application kernels") at a small
+ * size, unchanged: a correct program that hrace must pass, and whose numbers it checks (a
+ * non-zero exit fails the case too). */
+#define KERN_NO_MAIN
+#include "../../bench/kernels/hybrid.c"
+
+int main(int argc, char **argv)
+{
+  char *args[] = {argv[0], "tasks", "64", "4", NULL};
+  (void)argc;
+  return kern_main((int)(sizeof args / sizeof *args) - 1, args);
+}
