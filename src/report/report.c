@@ -105,14 +105,16 @@ static void sb_json_str(sbuf_t *b, const char *str) {
   sb_putc(b, '"');
 }
 
-static void write_all(int fd, const char *p, size_t len) {
+/* 0, or the errno of the write that failed (async-signal-safe: the fatal-signal path uses it). */
+static int write_all(int fd, const char *p, size_t len) {
   while (len) {
     ssize_t w = write(fd, p, len);
     if (w < 0 && errno == EINTR) continue;
-    if (w <= 0) return;
+    if (w <= 0) return w < 0 ? errno : EIO;
     p += w;
     len -= (size_t)w;
   }
+  return 0;
 }
 
 /* ---- state, all under rep_lock ---- */
@@ -130,6 +132,7 @@ static pthread_mutex_t rep_lock = PTHREAD_MUTEX_INITIALIZER;
 static int rep_rank = -1;
 static int json_fd = -1;
 static bool json_failed;     /* could not open: warned once, text continues */
+static bool json_lost;       /* a write or the close failed: warned once (disk full, ...) */
 static bool finished;
 static bool limit_noted;
 static unsigned n_shown, n_diagnostics, n_suppressed;
@@ -249,6 +252,18 @@ static void json_open(void) {
   if (!header_written) header_record();
 }
 
+/* A report line that does not reach the file must not go unnoticed: the rank says so once
+ * (disk full, a vanished or read-only directory), and the file then lacks its summary, so
+ * `hrace run` counts the rank as not checked in full. */
+static void json_write(const char *p, size_t len) {
+  int e = write_all(json_fd, p, len);
+  if (e && !json_lost) {
+    json_lost = true;
+    hrace__warn("cannot write the report file in %s: %s: races found from now on may be "
+                "missing from it", hrace__opt.report_dir, strerror(e));
+  }
+}
+
 /* The first line of every file: who wrote it. The launcher names missing ranks (0..size-1
  * without a file), duplicated ones (one rank in two processes: two jobs in one directory) and
  * ranks of other hosts from these records. */
@@ -263,7 +278,7 @@ static void header_record(void) {
   sb_printf(&b, ",\"mpi_built\":");
   sb_json_str(&b, me.mpi_built);
   sb_printf(&b, ",\"hrace\":\"%s\"}\n", HRACE_VERSION);
-  write_all(json_fd, b.p, b.len);
+  json_write(b.p, b.len);
   free(b.p);
   header_written = true;
 }
@@ -273,7 +288,7 @@ static void json_line(sbuf_t *b) {
   json_open();
   if (json_fd < 0) return;
   sb_putc(b, '\n');
-  write_all(json_fd, b->p, b->len);
+  json_write(b->p, b->len);
 }
 
 /* The frames of a side: its stack, or just its location. */
@@ -659,8 +674,12 @@ void hrace__report_finish(void) {
     free(b.p);
   }
   if (json_fd >= 0) {
-    close(json_fd);   /* a late report (exit-time thread) reopens it in append mode */
-    json_fd = -1;
+    if (close(json_fd) != 0 && !json_lost) {   /* NFS reports a failed write at close */
+      json_lost = true;
+      hrace__warn("cannot write the report file in %s: %s", hrace__opt.report_dir,
+                  strerror(errno));
+    }
+    json_fd = -1;     /* a late report (exit-time thread) reopens it in append mode */
   }
   if (hrace__opt.report_text && (n_races > 0 || n_suppressed > 0)) {
     sbuf_t b = { 0 };

@@ -128,6 +128,21 @@ def flavour_tests(build, tmp, name, mpicc, mpirun, launchers):
        f"{name}: halt_on_error stops at the first race, report and crash record written ({rc})",
        out + json.dumps(recs))
 
+    # A report that cannot be written (disk full: the rank files are /dev/full) is said, and
+    # the merge of what is there fails: the ranks were not checked in full.
+    full = os.path.join(tmp, f"full-{name}")
+    os.makedirs(full)
+    for r in (0, 1):
+        os.symlink("/dev/full", os.path.join(full, f"rank-{r}.x.jsonl"))
+    rc, out = run([mpirun, "-np", "2"] + fwd("LD_PRELOAD", lib)
+                  + fwd("HRACE_OPTIONS", f"report_dir={full},report_id=x,exitcode=0")
+                  + [app, "race"])
+    ok("cannot write the report file" in out and "No space left on device" in out,
+       f"{name}: a rank whose report file cannot be written says so ({rc})", out)
+    rc, out = run([hrace, "merge", full])
+    ok(rc == 67 and "no data races found" not in out,
+       f"{name}: ... and merging what it left fails with 67 ({rc})", out)
+
     # A binary built with plain mpicc: a notice, under the launcher and by hand.
     rc, out = run([hrace, "run", "--"] + np2 + [plain, "none"])
     ok(rc == 0 and "only MPI-level checks ran" in out,
