@@ -3,7 +3,7 @@
 loaded in headless chromium (--dump-dom gives the DOM after load), each race has an SVG
 timeline with two lanes (the two ranks / threads), two access marks and the missing-order
 link; both racing source lines are there, marked, with context; both stacks; the build
-(hrace version, git commit). No external resource is referenced. Bad input: a source file
+(hrace version, git commit), as do --json, --sarif and --junit. No external resource is referenced. Bad input: a source file
 that moved since the build is named in the page (and on stderr) while the page and the other
 outputs are written; an unwritable --html path is a clear error, and --json / --sarif are still
 written and a race still exits 66. A screenshot is written to --screenshot FILE if asked.
@@ -140,7 +140,7 @@ def main():
             print("# " + str(detail).rstrip()[-3000:].replace("\n", "\n# "), flush=True)
         return good
 
-    plan = 17
+    plan = 18
     print(f"1..{plan}")
     with tempfile.TemporaryDirectory(prefix="hrace-html-") as tmp:
         src, helper = os.path.join(tmp, "src", "app.c"), os.path.join(tmp, "src", "gone.c")
@@ -162,6 +162,24 @@ def main():
                               r"""@import|<script|<link""", text, re.I)
         ok(text and not external, "the page references nothing outside itself (no script, link, "
            "src, href or url())", external)
+        # Every output names the build (version; SARIF and JUnit also the git commit).
+        junit = os.path.join(tmp, "r.xml")
+        r = subprocess.run([sys.executable, opts.hrace, "merge", "--junit", junit, reports],
+                           capture_output=True, text=True)
+        ver = subprocess.run([sys.executable, opts.hrace, "version"], capture_output=True,
+                             text=True).stdout
+        version = re.match(r"hrace (\S+)", ver).group(1)
+        git = (re.search(r"^git: (\S+)", ver, re.M) or [None, "unknown"])[1]
+        races = [json.loads(line) for line in open(js)] if os.path.isfile(js) else []
+        driver = json.load(open(sarif))["runs"][0]["tool"]["driver"] if os.path.isfile(sarif) \
+            else {}
+        want = version if git == "unknown" else f"{version}+{git}"
+        props = dict(re.findall(r'<property name="hrace\.(\w+)" value="([^"]*)"/>',
+                                open(junit).read() if os.path.isfile(junit) else ""))
+        ok(races and all(r.get("hrace") == version for r in races) and
+           driver.get("version") == want and props.get("version") == want,
+           f"--json races carry \"hrace\": {version!r}; SARIF driver.version and the JUnit "
+           f"property hrace.version are {want!r}", (races[:1], driver.get("version"), props))
         # Bad input: an --html path that cannot be written.
         js2, sarif2 = os.path.join(tmp, "r2.jsonl"), os.path.join(tmp, "r2.sarif")
         bad = os.path.join(tmp, "no", "such", "dir", "races.html")
