@@ -9,6 +9,7 @@
  - `pkg-config --cflags --libs hrace` against the moved tree;
  - examples/cmake-project configured with -Dhrace_DIR (moved tree) and with CMAKE_PREFIX_PATH,
    built, and its ctest: put_fenced passes, put_racy fails with hrace's report;
+ - hrace_instrument() of a gcc OpenMP target links LLVM's libomp, and its race is found;
  - the module files name the moved tree (tclsh reads the Tcl one when it is there);
  - the Spack recipe's CMake invocation (CMAKE_ARGS of contrib/spack/package.py, read with ast,
    plus the MPI wrapper it adds) configures, builds and installs hrace from the sources.
@@ -186,6 +187,64 @@ def check_sample(tap, cmake, prefix, work, how):
            "(put_racy.c:14 and :17)", out)
 
 
+OMP_CMAKE = """cmake_minimum_required(VERSION 3.20)
+project(omp_sample LANGUAGES C)
+find_package(MPI REQUIRED COMPONENTS C)
+find_package(OpenMP REQUIRED COMPONENTS C)
+find_package(hrace CONFIG REQUIRED)
+enable_testing()
+add_executable(omp_race omp_race.c)
+target_link_libraries(omp_race PRIVATE MPI::MPI_C OpenMP::OpenMP_C)
+hrace_instrument(omp_race)
+hrace_add_test(NAME omp_race COMMAND omp_race NP 2)
+"""
+OMP_SRC = """#include <mpi.h>
+#include <stdio.h>
+int main(int argc, char **argv) {
+  int *x;
+  MPI_Win win;
+  MPI_Init(&argc, &argv);
+  MPI_Win_allocate(sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &x, &win);
+  *x = 0;
+  MPI_Win_fence(0, win);
+#pragma omp parallel num_threads(2)
+  x[0]++;
+  MPI_Win_fence(0, win);
+  printf("%d\\n", *x);
+  MPI_Win_free(&win);
+  MPI_Finalize();
+  return 0;
+}
+"""
+
+
+def check_openmp_gcc(tap, cmake, prefix, work):
+    """hrace_instrument() of a gcc OpenMP target links LLVM's libomp (OMPT), as hrace-cc does."""
+    what = "hrace_instrument: a gcc OpenMP target runs on LLVM's libomp; its thread race fails"
+    if not shutil.which("gcc") or not [d for d in os.listdir("/usr/lib") if d.startswith("llvm-")
+                                       and os.path.isfile(f"/usr/lib/{d}/lib/libomp.so")]:
+        tap.skip(what, "no gcc or no LLVM libomp")
+        return
+    src, bld = os.path.join(work, "omp-src"), os.path.join(work, "omp-build")
+    os.makedirs(src)
+    for name, text in (("CMakeLists.txt", OMP_CMAKE), ("omp_race.c", OMP_SRC)):
+        with open(os.path.join(src, name), "w") as f:
+            f.write(text)
+    env = dict(os.environ, CC="gcc")
+    code, out = run([cmake, "-S", src, "-B", bld, f"-DCMAKE_PREFIX_PATH={prefix}"], env=env)
+    if code == 0:
+        code, more = run([cmake, "--build", bld], env=env)
+        out += more
+    ldd = run(["ldd", os.path.join(bld, "omp_race")])[1] if code == 0 else ""
+    if code == 0:
+        ctest = os.path.join(os.path.dirname(cmake), "ctest")
+        code, more = run([ctest if os.path.exists(ctest) else "ctest", "--test-dir", bld,
+                          "--output-on-failure", "--timeout", "120"], env=env, timeout=300)
+        out += more
+    tap.ok(re.search(r"libomp\.so\S* => /usr/lib/llvm-", ldd) and code != 0 and
+           "WARNING: data race (thread)" in out and "omp_race.c:11" in out, what, ldd + out)
+
+
 def spack_args():
     tree = ast.parse(open(os.path.join(TOP, "contrib", "spack", "package.py")).read())
     for node in tree.body:
@@ -228,7 +287,7 @@ def main():
     opts = ap.parse_args()
     build = os.path.abspath(opts.build)
     info = hrace_build.build_info(build)
-    print("1..22", flush=True)
+    print("1..23", flush=True)
     tap = Tap()
     version = "0.1.0"
     m = re.search(r"^version=(.*)$", open(os.path.join(build, "lib", "libhrace.build")).read(),
@@ -247,13 +306,14 @@ def main():
         check_modules(tap, moved, version)
         check_sample(tap, opts.cmake, moved, work, "hrace_DIR")
         check_sample(tap, opts.cmake, moved, work, "CMAKE_PREFIX_PATH")
+        check_openmp_gcc(tap, opts.cmake, moved, work)
         if opts.no_spack:
             for what in ("CMAKE_ARGS", "configure", "build and install"):
                 tap.skip(f"Spack recipe: {what}", "--no-spack")
         else:
             check_spack(tap, opts.cmake, work, info)
-    if tap.n != 22:
-        print(f"# planned 22 tests, ran {tap.n}")
+    if tap.n != 23:
+        print(f"# planned 23 tests, ran {tap.n}")
         return 1
     return 1 if tap.failed else 0
 
