@@ -129,6 +129,7 @@ def main():
     ap.add_argument("--hrace", default=os.path.join(HERE, "..", "..", "tools", "hrace"))
     ap.add_argument("--screenshot", metavar="PNG")
     opts = ap.parse_args()
+    opts.hrace = os.path.abspath(opts.hrace)
     n = [0]
     failed = [0]
 
@@ -140,7 +141,7 @@ def main():
             print("# " + str(detail).rstrip()[-3000:].replace("\n", "\n# "), flush=True)
         return good
 
-    plan = 18
+    plan = 20
     print(f"1..{plan}")
     with tempfile.TemporaryDirectory(prefix="hrace-html-") as tmp:
         src, helper = os.path.join(tmp, "src", "app.c"), os.path.join(tmp, "src", "gone.c")
@@ -198,7 +199,7 @@ def main():
            "unwritable --html and no race: exit 2 (an output could not be written)",
            (r.returncode, r.stderr))
 
-        exe = chromium()
+        exe = exe_browser = chromium()
         if not exe:
             for i in range(n[0], plan):
                 print(f"ok {i + 1} - rendered page # SKIP chromium not installed "
@@ -255,6 +256,47 @@ def main():
         build = dom.find("div", "build")
         ok(build and re.search(r"hrace \d+\.\d+\.\d+, git \S+", build[0][2]),
            "the page names the hrace build (version, git commit)", build)
+        # A real run: examples/racy_put.c built with the hrace-cc beside HRACE, under hrace run.
+        bindir = os.path.dirname(os.path.abspath(opts.hrace))
+        cc, lib = os.path.join(bindir, "hrace-cc"), os.path.join(bindir, "..", "lib")
+        if os.path.isfile(os.path.join(lib, "libhrace.so")) and os.path.isfile(cc):
+            sys.path.insert(0, HERE)
+            import hrace_build
+            info, env = hrace_build.build_info(os.path.dirname(bindir)), \
+                hrace_build.launcher_env()
+            prog, real, rjs, kept = (os.path.join(tmp, n) for n in
+                                    ("racy", "real.html", "real.jsonl", "kept"))
+            r = subprocess.run([cc, "-O1", "-o", prog, os.path.join(HERE, "..", "..", "examples",
+                                "racy_put.c")], capture_output=True, text=True, env=env)
+            r = subprocess.run([sys.executable, opts.hrace, "run", "--html", real, "--json", rjs,
+                                "--keep", kept, "--", info["mpiexec"], "-np", "2", prog],
+                               capture_output=True, text=True, env=env, cwd=tmp, timeout=120)
+            want = set()
+            for line in open(rjs) if os.path.isfile(rjs) else []:
+                rec = json.loads(line)
+                want |= {(os.path.basename(rec[s]["file"]), rec[s]["line"]) for s in "ab"}
+            heads = [json.loads(open(os.path.join(kept, f)).readline())
+                     for f in os.listdir(kept)] if os.path.isdir(kept) else []
+            ok(r.returncode == 66 and want and heads and
+               all(re.fullmatch(r"[0-9a-f]{7,}(-dirty)?|unknown", h.get("hrace_git", ""))
+                   for h in heads),
+               f"real run of examples/racy_put.c: exit 66, racing lines {sorted(want)}, every "
+               "rank record names the commit (hrace_git)", (r.returncode, r.stderr, heads))
+            code, dom_text, _ = browser(exe_browser, ["--dump-dom", "file://" + real],
+                                        os.path.join(tmp, "profile3"))
+            rd = Dom()
+            rd.feed(dom_text)
+            marks = rd.find("span", "mark")
+            metas = [e[2] for e in rd.find("div", "meta") if re.search(r":\d+$", e[2].strip())]
+            got = {(os.path.basename(t.strip().rsplit(":", 1)[0]), int(t.strip().rsplit(":", 1)[1]))
+                   for t in metas}
+            ok(code == 0 and want and got == want and len(marks) == 2 * len(rd.find("section",
+               "race")) and len(rd.find("g", "lane")) == 2 * len(rd.find("section", "race")),
+               "real run: the rendered --html page marks exactly the racing lines, two lanes "
+               "per race", (want, got, len(marks)))
+        else:
+            ok(True, "real run # SKIP no hrace-cc / libhrace.so beside " + opts.hrace)
+            ok(True, "real run page # SKIP no hrace-cc / libhrace.so beside " + opts.hrace)
         shot = opts.screenshot or os.path.join(tmp, "shot.png")
         try:
             code, _, errs = browser(exe, [f"--screenshot={shot}", "--window-size=1200,1500",
