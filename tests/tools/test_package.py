@@ -153,15 +153,20 @@ def check_modules(tap, prefix, version):
            "the Tcl module sets PATH, HRACE_ROOT and CMAKE_PREFIX_PATH to the moved prefix", out)
 
 
-def check_sample(tap, cmake, prefix, work, how):
+def check_sample(tap, cmake, prefix, work, how, flavour="", mpicc=None):
+    """The sample against the (moved) install; FLAVOUR: a flavoured tree (MPICH's) installed
+    beside the default one, found with -Dhrace_DIR in lib/hrace/FLAVOUR, built with MPICC."""
     src = os.path.join(TOP, "examples", "cmake-project")
-    bld = os.path.join(work, "sample-" + how)
-    arg = (f"-Dhrace_DIR={prefix}/lib/cmake/hrace" if how == "hrace_DIR" else
+    bld = os.path.join(work, "sample-" + how + flavour)
+    libdir = f"{prefix}/lib/hrace/{flavour}/lib" if flavour else f"{prefix}/lib"
+    arg = (f"-Dhrace_DIR={libdir}/cmake/hrace" if how == "hrace_DIR" else
            f"-DCMAKE_PREFIX_PATH={prefix}")
+    extra = [f"-DMPI_C_COMPILER={mpicc}"] if mpicc else []
+    how = f"{how} ({flavour})" if flavour else how
     env = dict(os.environ)
     for var in ("OMPI_ALLOW_RUN_AS_ROOT", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM"):
         env.pop(var, None)   # hrace_add_test must set them itself when run as root
-    code, out = run([cmake, "-S", src, "-B", bld, arg], env=env)
+    code, out = run([cmake, "-S", src, "-B", bld, arg] + extra, env=env)
     if not tap.ok(code == 0, f"examples/cmake-project configures with {arg}", out):
         for _ in range(3):
             tap.skip("sample", "not configured")
@@ -284,10 +289,14 @@ def main():
     ap.add_argument("--cmake", default="cmake")
     ap.add_argument("--no-spack", action="store_true", help="skip the Spack recipe's build")
     ap.add_argument("build")
+    ap.add_argument("flavoured", nargs="*", help="build trees of other flavours (MPICH's), "
+                    "installed into the same prefix; their sample is built and run too")
     opts = ap.parse_args()
     build = os.path.abspath(opts.build)
     info = hrace_build.build_info(build)
-    print("1..23", flush=True)
+    extra = [os.path.abspath(t) for t in opts.flavoured]
+    plan = 23 + 5 * len(extra)
+    print(f"1..{plan}", flush=True)
     tap = Tap()
     version = "0.1.0"
     m = re.search(r"^version=(.*)$", open(os.path.join(build, "lib", "libhrace.build")).read(),
@@ -299,6 +308,19 @@ def main():
         os.makedirs(work)
         code, out = run([opts.cmake, "--install", build, "--prefix", first])
         tap.ok(code == 0, "cmake --install BUILD --prefix P", out)
+        flavours = []
+        for tree in extra:
+            if not os.path.isfile(os.path.join(tree, "lib", "libhrace.so")):
+                tap.skip(f"install {tree}", "not built")
+                flavours.append(None)
+                continue
+            code, out = run([opts.cmake, "--install", tree, "--prefix", first])
+            cache = open(os.path.join(tree, "CMakeCache.txt")).read()
+            m = re.search(r"^HRACE_FLAVOUR:\w+=(.*)$", cache, re.M)
+            tap.ok(code == 0 and m and m.group(1), f"cmake --install {tree} --prefix P "
+                   f"(flavour {m.group(1) if m else '?'})", out)
+            flavours.append((m.group(1), hrace_build.build_info(tree)["mpicc"])
+                            if code == 0 and m and m.group(1) else None)
         check_tree(tap, first, version)
         os.makedirs(os.path.dirname(moved))
         os.rename(first, moved)
@@ -307,13 +329,19 @@ def main():
         check_sample(tap, opts.cmake, moved, work, "hrace_DIR")
         check_sample(tap, opts.cmake, moved, work, "CMAKE_PREFIX_PATH")
         check_openmp_gcc(tap, opts.cmake, moved, work)
+        for fl in flavours:
+            if fl:
+                check_sample(tap, opts.cmake, moved, work, "hrace_DIR", fl[0], fl[1])
+            else:
+                for _ in range(4):
+                    tap.skip("flavoured sample", "not installed")
         if opts.no_spack:
             for what in ("CMAKE_ARGS", "configure", "build and install"):
                 tap.skip(f"Spack recipe: {what}", "--no-spack")
         else:
             check_spack(tap, opts.cmake, work, info)
-    if tap.n != 23:
-        print(f"# planned 23 tests, ran {tap.n}")
+    if tap.n != plan:
+        print(f"# planned {plan} tests, ran {tap.n}")
         return 1
     return 1 if tap.failed else 0
 
