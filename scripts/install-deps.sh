@@ -4,14 +4,15 @@
 # clang (instrumentation), pkg-config and make. With --test, also what only the test suite
 # needs: clang-16 (its instrumentation emits the __tsan_mem* family clang 14 does not),
 # MPICH (a second libhrace is built and tested against it; Open MPI keeps the mpicc / mpirun
-# alternatives) and python3's jsonschema (validates SARIF). Idempotent; a no-op when all is there.
+# alternatives), python3's jsonschema (validates SARIF) and chromium (tests/tools/test_html.py
+# loads `hrace --html` pages in it, headless). Idempotent; a no-op when all is there.
 # Runs apt-get as root, or through sudo when not root.
 set -euo pipefail
 
 packages=(openmpi-bin libopenmpi-dev libomp-14-dev libelf-dev libdw-dev clang pkg-config make)
 testing=0
 case "${1:-}" in
-  --test) testing=1; packages+=(clang-16 mpich libmpich-dev) ;;
+  --test) testing=1; packages+=(clang-16 mpich libmpich-dev chromium) ;;
   "") ;;
   *) echo "install-deps: unknown option '$1' (usage: install-deps.sh [--test])" >&2; exit 2 ;;
 esac

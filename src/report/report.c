@@ -273,7 +273,11 @@ static void header_record(void) {
   sb_printf(&b, "{\"type\":\"rank\",\"rank\":%d,\"size\":%d,\"hosts\":%d,\"host\":", me.rank,
             me.size, me.hosts);
   sb_json_str(&b, me_host);
+#ifdef HRACE_GIT_HASH /* the commit libhrace was built from (CMakeLists.txt, libhrace.build) */
+  sb_printf(&b, ",\"pid\":%ld,\"hrace_git\":\"%s\",\"mpi\":", (long)getpid(), HRACE_GIT_HASH);
+#else
   sb_printf(&b, ",\"pid\":%ld,\"mpi\":", (long)getpid());
+#endif
   sb_json_str(&b, me.mpi_running);
   sb_printf(&b, ",\"mpi_built\":");
   sb_json_str(&b, me.mpi_built);
