@@ -139,6 +139,7 @@ int KERN_MAIN(int argc, char **argv)
     }
     MPI_Win_flush_all(win);
     MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Win_sync(win);   /* the public copy into the private one (MPI-3.1 11.7; MPICH needs it) */
     const double *gp = gh + (size_t)par * ghosts;
     memset(f, 0, n * sizeof(double));
     for (long e = 0; e < ne; e++) {
