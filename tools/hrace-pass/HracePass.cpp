@@ -1,0 +1,310 @@
+// hrace-pass: loop-range hoisting of ThreadSanitizer's access callbacks (docs/access.md,
+// "Loop hoisting"). Loaded by hrace-cc with clang 14 (-fpass-plugin=<lib>/libhrace-pass.so).
+//
+// It runs AFTER ThreadSanitizer's instrumentation pass and works on the calls TSan emitted
+// (__tsan_readN / __tsan_writeN / __tsan_unaligned_*), so every decision TSan makes (which
+// accesses it instruments at all, the read of `*p = *p + 1`, atomics, volatiles) stays TSan's.
+// LLVM 14's TSan ignores !nosanitize, so running before it could not keep it from
+// instrumenting an access; running after it can simply replace its calls.
+//
+// Placement: clang 14 loads the plugin before it registers the sanitizer passes at the
+// OptimizerLast extension point, so a callback the plugin registered there directly would run
+// BEFORE TSan. The plugin therefore registers its OptimizerLast callback from the PipelineStart
+// callback, which clang invokes while it builds the pipeline, after the sanitizers registered
+// theirs: it is appended behind TSan's. The loop vectoriser runs earlier in the optimisation
+// pipeline, on uninstrumented IR, so the loops this pass sees are already vectorised; once
+// their callbacks are gone they run as the uninstrumented build's.
+//
+// What it hoists, per innermost loop:
+//  - the loop has a preheader, a single exiting block which is its latch (it runs its body
+//    exactly backedge-taken-count + 1 times once entered), and a backedge-taken count that
+//    ScalarEvolution computes exactly;
+//  - the loop contains no call other than TSan's plain access callbacks and intrinsics that
+//    touch no memory (any other call could synchronise, start or complete an RMA operation);
+//  - a callback is taken if its block dominates the latch (runs on every iteration) and its
+//    address is loop-invariant or an affine recurrence {start,+,step} of that loop with a
+//    constant step;
+//  - callbacks of one kind (read / write) whose addresses have the same base and step and
+//    start a constant distance apart form a group; the bytes one iteration of the group touches
+//    split into contiguous pieces, and a piece at least |step| bytes long covers, over all
+//    iterations, exactly one contiguous range: that range becomes one call before the loop
+//    (__hrace_range_read / __hrace_range_write), the piece's callbacks are deleted. A piece
+//    shorter than |step| (a strided access) would cover bytes the loop never touches: its
+//    callbacks stay. A read piece inside a write piece of the same group is dropped (a write
+//    conflicts with everything a read of the same bytes conflicts with; TSan itself drops
+//    such reads within a block).
+// The range call carries the debug location of the first callback of its piece, so a race on
+// it is reported at that source line.
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/Analysis/LoopInfo.h"
+#include "llvm/Analysis/ScalarEvolution.h"
+#include "llvm/Analysis/ScalarEvolutionExpressions.h"
+#include "llvm/IR/Dominators.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/InstIterator.h"
+#include "llvm/IR/IntrinsicInst.h"
+#include "llvm/IR/Module.h"
+#include "llvm/IR/PassManager.h"
+#include "llvm/Passes/PassBuilder.h"
+#include "llvm/Passes/PassPlugin.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/raw_ostream.h"
+#include "llvm/Transforms/Utils/LoopSimplify.h"
+#include "llvm/Transforms/Utils/ScalarEvolutionExpander.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <map>
+
+using namespace llvm;
+
+namespace {
+
+static bool verbose() {
+  static int v = [] {
+    const char *e = std::getenv("HRACE_PASS_VERBOSE");
+    return e && *e && *e != '0';
+  }();
+  return v;
+}
+
+// A TSan plain access callback: its size in bytes and whether it writes. False for anything
+// else (volatile, atomic, _pc, range and function entry / exit callbacks are not hoisted).
+static bool accessCallback(StringRef Name, unsigned &Size, bool &Write) {
+  if (!Name.consume_front("__tsan_")) return false;
+  Name.consume_front("unaligned_");
+  if (Name.consume_front("read")) Write = false;
+  else if (Name.consume_front("write")) Write = true;
+  else return false;
+  if (Name.getAsInteger(10, Size)) return false;
+  return Size == 1 || Size == 2 || Size == 4 || Size == 8 || Size == 16;
+}
+
+// May this call stay in a hoisted loop: an intrinsic that reads and writes no memory, or a
+// debug / lifetime / assume marker.
+static bool harmlessCall(const CallBase &C) {
+  const auto *II = dyn_cast<IntrinsicInst>(&C);
+  if (!II) return false;
+  if (isa<DbgInfoIntrinsic>(II)) return true;
+  switch (II->getIntrinsicID()) {
+  case Intrinsic::lifetime_start:
+  case Intrinsic::lifetime_end:
+  case Intrinsic::assume:
+  case Intrinsic::experimental_noalias_scope_decl:
+  case Intrinsic::pseudoprobe:
+    return true;
+  default:
+    break;
+  }
+  return II->doesNotAccessMemory() && !II->mayHaveSideEffects();
+}
+
+struct Access {
+  CallInst *Call;
+  const SCEV *Start;   // address in iteration 0
+  int64_t Off;         // Start - group's reference start, in bytes
+  unsigned Size;
+};
+
+struct Piece {
+  int64_t Lo, Hi;      // [Lo, Hi) relative to the group's reference start
+  bool Write;
+  SmallVector<Access *, 4> Members;
+};
+
+struct Group {
+  const SCEV *Base;
+  int64_t Step;
+  const SCEV *Ref;     // reference start
+  SmallVector<Access, 4> Acc[2];   // [0] reads, [1] writes
+};
+
+class HoistPass : public PassInfoMixin<HoistPass> {
+public:
+  PreservedAnalyses run(Function &F, FunctionAnalysisManager &FAM) {
+    bool HasTsan = false;
+    for (Instruction &I : instructions(F))
+      if (auto *C = dyn_cast<CallInst>(&I))
+        if (Function *Callee = C->getCalledFunction())
+          if (Callee->getName().startswith("__tsan_")) {
+            HasTsan = true;
+            break;
+          }
+    if (!HasTsan) return PreservedAnalyses::all();
+    auto &LI = FAM.getResult<LoopAnalysis>(F);
+    auto &SE = FAM.getResult<ScalarEvolutionAnalysis>(F);
+    auto &DT = FAM.getResult<DominatorTreeAnalysis>(F);
+    bool Changed = false;
+    for (Loop *L : LI.getLoopsInPreorder())
+      if (L->isInnermost()) Changed |= hoistLoop(F, L, SE, DT, LI);
+    if (!Changed) return PreservedAnalyses::all();
+    PreservedAnalyses PA;   // preheaders may have been added: nothing preserved but the loops
+    PA.preserve<LoopAnalysis>();
+    PA.preserve<DominatorTreeAnalysis>();
+    return PA;
+  }
+
+private:
+  bool hoistLoop(Function &F, Loop *L, ScalarEvolution &SE, DominatorTree &DT, LoopInfo &LI) {
+    // The vectoriser leaves its vector loop without a dedicated preheader (its predecessor
+    // also branches to the scalar loop): one is made below, on the edge from the loop's single
+    // outside predecessor, once the loop has something to hoist.
+    BasicBlock *Pre = L->getLoopPreheader(), *Latch = L->getLoopLatch();
+    BasicBlock *Pred = Pre ? Pre : L->getLoopPredecessor();
+    if (!Pred || !Latch || L->getExitingBlock() != Latch) return false;
+    if (!Pre && (isa<IndirectBrInst>(Pred->getTerminator()) || isa<CallBrInst>(Pred->getTerminator())))
+      return false;
+    const SCEV *BTC = SE.getBackedgeTakenCount(L);
+    if (isa<SCEVCouldNotCompute>(BTC)) return false;
+    const DataLayout &DL = F.getParent()->getDataLayout();
+    Type *IntPtr = DL.getIntPtrType(F.getContext());
+    if (SE.getTypeSizeInBits(BTC->getType()) > DL.getTypeSizeInBits(IntPtr)) return false;
+
+    SmallVector<Group, 4> Groups;
+    for (BasicBlock *BB : L->blocks()) {
+      bool EveryIter = DT.dominates(BB, Latch);
+      for (Instruction &I : *BB) {
+        if (isa<FenceInst>(I) || isa<AtomicRMWInst>(I) || isa<AtomicCmpXchgInst>(I)) return false;
+        if (auto *LdI = dyn_cast<LoadInst>(&I)) { if (!LdI->isUnordered()) return false; }
+        if (auto *StI = dyn_cast<StoreInst>(&I)) { if (!StI->isUnordered()) return false; }
+        auto *CB = dyn_cast<CallBase>(&I);
+        if (!CB) continue;
+        Function *Callee = CB->getCalledFunction();
+        unsigned Size;
+        bool Write;
+        if (!Callee || !isa<CallInst>(CB) || !accessCallback(Callee->getName(), Size, Write)) {
+          if (harmlessCall(*CB)) continue;
+          return false;   // a call that may synchronise: nothing in this loop is hoisted
+        }
+        if (!EveryIter || CB->arg_size() != 1) continue;
+        Value *Ptr = CB->getArgOperand(0)->stripPointerCasts();
+        if (!Ptr->getType()->isPointerTy() || Ptr->getType()->getPointerAddressSpace() != 0)
+          continue;
+        const SCEV *S = SE.getSCEV(Ptr);
+        const SCEV *Start;
+        int64_t Step;
+        if (SE.isLoopInvariant(S, L)) {
+          Start = S, Step = 0;
+        } else if (auto *AR = dyn_cast<SCEVAddRecExpr>(S)) {
+          if (AR->getLoop() != L || !AR->isAffine()) continue;
+          auto *C = dyn_cast<SCEVConstant>(AR->getStepRecurrence(SE));
+          if (!C || C->getAPInt().getMinSignedBits() > 40) continue;
+          Start = AR->getStart(), Step = C->getAPInt().getSExtValue();
+        } else {
+          continue;
+        }
+        if (!isSafeToExpandAt(Start, Pred->getTerminator(), SE)) continue;
+        const SCEV *Base = SE.getPointerBase(Start);
+        Group *G = nullptr;
+        int64_t Off = 0;
+        for (Group &Cand : Groups) {
+          if (Cand.Base != Base || Cand.Step != Step) continue;
+          auto *D = dyn_cast<SCEVConstant>(SE.getMinusSCEV(Start, Cand.Ref));
+          if (!D || D->getAPInt().getMinSignedBits() > 40) continue;
+          G = &Cand, Off = D->getAPInt().getSExtValue();
+          break;
+        }
+        if (!G) {
+          Groups.push_back(Group{Base, Step, Start, {}});
+          G = &Groups.back();
+        }
+        G->Acc[Write].push_back(Access{cast<CallInst>(CB), Start, Off, Size});
+      }
+    }
+    if (Groups.empty()) return false;
+    if (!Pre && !(Pre = InsertPreheaderForLoop(L, &DT, &LI, nullptr, false))) return false;
+
+    bool Changed = false;
+    IRBuilder<> B(Pre->getTerminator());
+    SCEVExpander Exp(SE, DL, "hrace.range");
+    Module &M = *F.getParent();
+    Type *I8P = Type::getInt8PtrTy(F.getContext());
+    FunctionCallee Fn[2] = {
+        M.getOrInsertFunction("__hrace_range_read", Type::getVoidTy(F.getContext()), I8P, IntPtr),
+        M.getOrInsertFunction("__hrace_range_write", Type::getVoidTy(F.getContext()), I8P, IntPtr)};
+    const SCEV *Iters = SE.getTruncateOrZeroExtend(BTC, IntPtr);
+    for (Group &G : Groups) {
+      uint64_t AStep = G.Step < 0 ? -(uint64_t)G.Step : (uint64_t)G.Step;
+      SmallVector<Piece, 4> Pieces[2];
+      for (int W = 0; W < 2; W++) {
+        SmallVector<Access *, 8> Sorted;
+        for (Access &A : G.Acc[W]) Sorted.push_back(&A);
+        std::sort(Sorted.begin(), Sorted.end(),
+                  [](const Access *X, const Access *Y) { return X->Off < Y->Off; });
+        for (Access *A : Sorted) {
+          if (Pieces[W].empty() || A->Off > Pieces[W].back().Hi)
+            Pieces[W].push_back(Piece{A->Off, A->Off + (int64_t)A->Size, W == 1, {}});
+          Piece &P = Pieces[W].back();
+          P.Hi = std::max(P.Hi, A->Off + (int64_t)A->Size);
+          P.Members.push_back(A);
+        }
+      }
+      for (int W = 1; W >= 0; W--) {
+        for (Piece &P : Pieces[W]) {
+          if ((uint64_t)(P.Hi - P.Lo) < AStep) continue;   // strided: gaps between iterations
+          bool Covered = false;
+          if (!W)
+            for (Piece &Wp : Pieces[1])
+              if ((uint64_t)(Wp.Hi - Wp.Lo) >= AStep && Wp.Lo <= P.Lo && P.Hi <= Wp.Hi)
+                Covered = true;
+          if (!Covered) {
+            // lo = Ref + Lo (+ Step * BTC when the addresses go down); len = |Step| * BTC + Hi - Lo.
+            const SCEV *Lo = SE.getAddExpr(G.Ref, SE.getConstant(IntPtr, P.Lo, true));
+            if (G.Step < 0)
+              Lo = SE.getAddExpr(Lo, SE.getMulExpr(Iters, SE.getConstant(IntPtr, G.Step, true)));
+            const SCEV *Len = SE.getAddExpr(SE.getMulExpr(Iters, SE.getConstant(IntPtr, AStep)),
+                                            SE.getConstant(IntPtr, P.Hi - P.Lo));
+            Value *LoV = Exp.expandCodeFor(Lo, I8P, Pre->getTerminator());
+            Value *LenV = Exp.expandCodeFor(Len, IntPtr, Pre->getTerminator());
+            B.SetInsertPoint(Pre->getTerminator());
+            CallInst *RC = B.CreateCall(Fn[W], {LoV, LenV});
+            RC->setDebugLoc(P.Members.front()->Call->getDebugLoc());
+            if (verbose())
+              errs() << "hrace-pass: " << F.getName() << ": " << (W ? "write" : "read")
+                     << " range of " << P.Members.size() << " access(es) hoisted at line "
+                     << (RC->getDebugLoc() ? RC->getDebugLoc().getLine() : 0) << "\n";
+          } else if (verbose()) {
+            errs() << "hrace-pass: " << F.getName() << ": " << P.Members.size()
+                   << " read(s) covered by a write range\n";
+          }
+          for (Access *A : P.Members) {
+            Value *Arg = A->Call->getArgOperand(0);
+            A->Call->eraseFromParent();
+            if (auto *AI = dyn_cast<Instruction>(Arg))
+              if (AI->use_empty() && isa<CastInst>(AI)) AI->eraseFromParent();
+          }
+          Changed = true;
+        }
+      }
+    }
+    return Changed;
+  }
+};
+
+} // namespace
+
+extern "C" LLVM_ATTRIBUTE_WEAK PassPluginLibraryInfo llvmGetPassPluginInfo() {
+  return {LLVM_PLUGIN_API_VERSION, "hrace-pass", "0.1", [](PassBuilder &PB) {
+            static bool Registered = false;
+            PassBuilder *PBp = &PB;
+            // Registered from PipelineStart so that it lands behind the sanitizers' own
+            // OptimizerLast callbacks (see the top of this file).
+            PB.registerPipelineStartEPCallback(
+                [PBp](ModulePassManager &, OptimizationLevel) {
+                  if (Registered) return;
+                  Registered = true;
+                  PBp->registerOptimizerLastEPCallback(
+                      [](ModulePassManager &MPM, OptimizationLevel Level) {
+                        if (Level == OptimizationLevel::O0) return;
+                        MPM.addPass(createModuleToFunctionPassAdaptor(HoistPass()));
+                      });
+                });
+            // For opt: -passes=hrace-hoist
+            PB.registerPipelineParsingCallback(
+                [](StringRef Name, FunctionPassManager &FPM, ArrayRef<PassBuilder::PipelineElement>) {
+                  if (Name != "hrace-hoist") return false;
+                  FPM.addPass(HoistPass());
+                  return true;
+                });
+          }};
+}
