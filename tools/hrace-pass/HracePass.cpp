@@ -159,6 +159,8 @@ private:
     const DataLayout &DL = F.getParent()->getDataLayout();
     Type *IntPtr = DL.getIntPtrType(F.getContext());
     if (SE.getTypeSizeInBits(BTC->getType()) > DL.getTypeSizeInBits(IntPtr)) return false;
+    // The count is computed before the loop: it must not divide by a value that may be zero.
+    if (!isSafeToExpandAt(BTC, Pred->getTerminator(), SE)) return false;
 
     SmallVector<Group, 4> Groups;
     for (BasicBlock *BB : L->blocks()) {
@@ -264,8 +266,10 @@ private:
                      << " range of " << P.Members.size() << " access(es) hoisted at line "
                      << (RC->getDebugLoc() ? RC->getDebugLoc().getLine() : 0) << "\n";
           } else if (verbose()) {
-            errs() << "hrace-pass: " << F.getName() << ": " << P.Members.size()
-                   << " read(s) covered by a write range\n";
+            DebugLoc D = P.Members.front()->Call->getDebugLoc();
+            errs() << "hrace-pass: " << F.getName() << ": read range of " << P.Members.size()
+                   << " access(es) covered by a write range, hoisted at line "
+                   << (D ? D.getLine() : 0) << "\n";
           }
           for (Access *A : P.Members) {
             Value *Arg = A->Call->getArgOperand(0);
