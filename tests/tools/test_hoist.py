@@ -3,13 +3,13 @@
 
 usage: test_hoist.py BUILD_DIR CASE.c...
 
-For each access_hoist_* case: compile it with hrace-cc (clang 14, -O2, the case's own -fopenmp)
+For each access_hoist_* case: compile it with hrace-cc (clang 14, the case's own cflags and -fopenmp)
 with HRACE_PASS_VERBOSE=1, which makes the pass print the source line of every range check it
 emits, and check the case's trailing comments: every line marked `/* hoisted */` must have one,
 no line marked `/* not hoisted */` may. The end-to-end runs of the same cases check that the
 verdicts are right; this checks that they exercised the pass at all. TAP; skips when the
 build has no plugin (no LLVM 14)."""
-import os, re, subprocess, sys, tempfile
+import os, re, shlex, subprocess, sys, tempfile
 
 build, cases = sys.argv[1], sys.argv[2:]
 plugin = os.path.join(build, "lib", "libhrace-pass.so")
@@ -28,9 +28,10 @@ with tempfile.TemporaryDirectory() as tmp:
             if "/* hoisted */" in line: want.add(n)
             if "/* not hoisted */" in line: never.add(n)
         flags = ["-fopenmp"] if re.search(r"^ \* openmp: yes", text, re.M) else []
+        for m in re.finditer(r"^ \* cflags: (.*)$", text, re.M): flags += shlex.split(m.group(1))
         env = dict(os.environ, HRACE_PASS_VERBOSE="1", HRACE_CC="clang")
         env.pop("HRACE_CC_HOIST", None)
-        r = subprocess.run([os.path.join(build, "bin", "hrace-cc"), "-O2", "-c", case, "-o",
+        r = subprocess.run([os.path.join(build, "bin", "hrace-cc"), "-c", case, "-o",
                             os.path.join(tmp, "x.o")] + flags, env=env, capture_output=True, text=True)
         got = {int(m) for m in re.findall(r"hoisted at line (\d+)", r.stderr)}
         problems = []

@@ -24,21 +24,25 @@
 //  - a callback is taken if its block dominates the latch (runs on every iteration) and its
 //    address is loop-invariant or an affine recurrence {start,+,step} of that loop with a
 //    constant step;
-//  - callbacks of one kind (read / write) whose addresses have the same base and step and
-//    start a constant distance apart form a group; the bytes one iteration of the group touches
-//    split into contiguous pieces, and a piece at least |step| bytes long covers, over all
-//    iterations, exactly one contiguous range: that range becomes one call before the loop
-//    (__hrace_range_read / __hrace_range_write), the piece's callbacks are deleted. A piece
-//    shorter than |step| (a strided access) would cover bytes the loop never touches: its
-//    callbacks stay. A read piece inside a write piece of the same group is dropped (a write
-//    conflicts with everything a read of the same bytes conflicts with; TSan itself drops
-//    such reads within a block).
+//  - callbacks of one source line whose addresses have the same base and step and start a
+//    constant distance apart form a group; per kind (read / write), the bytes one iteration of
+//    the group touches split into contiguous pieces, and a piece at least |step| bytes long
+//    covers, over all iterations, exactly one contiguous range: that range becomes one call
+//    before the loop (__hrace_range_read / __hrace_range_write), the piece's callbacks are
+//    deleted. A piece shorter than |step| (a strided access) would cover bytes the loop never
+//    touches: its callbacks stay. A read piece inside a write piece of the same group is
+//    dropped (a write conflicts with everything a read of the same bytes conflicts with, and
+//    both are reported at the same line). One line per group, because a range is reported at
+//    one line: a piece merged from two lines would name one of them for bytes only the other
+//    touches.
 // The range call carries the debug location of the first callback of its piece, so a race on
 // it is reported at that source line.
 #include "llvm/ADT/SmallVector.h"
+#include "llvm/Analysis/CaptureTracking.h"
 #include "llvm/Analysis/LoopInfo.h"
 #include "llvm/Analysis/ScalarEvolution.h"
 #include "llvm/Analysis/ScalarEvolutionExpressions.h"
+#include "llvm/Analysis/ValueTracking.h"
 #include "llvm/IR/Dominators.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/InstIterator.h"
@@ -54,11 +58,22 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <cstring>
 #include <map>
 
 using namespace llvm;
 
 namespace {
+
+// HRACE_CC_HOIST=0 (hrace-cc's environment, which clang inherits): no loop hoisting; the
+// instrumentation of the accesses TSan skips (below) stays.
+static bool hoistOn() {
+  static int v = [] {
+    const char *e = std::getenv("HRACE_CC_HOIST");
+    return !(e && !strcmp(e, "0"));
+  }();
+  return v;
+}
 
 static bool verbose() {
   static int v = [] {
@@ -78,6 +93,74 @@ static bool accessCallback(StringRef Name, unsigned &Size, bool &Write) {
   else return false;
   if (Name.getAsInteger(10, Size)) return false;
   return Size == 1 || Size == 2 || Size == 4 || Size == 8 || Size == 16;
+}
+
+// One of the range calls this pass emits for an access of a constant size (wideAccesses).
+static bool rangeCallback(const CallBase &C, unsigned &Size, bool &Write) {
+  const Function *Callee = C.getCalledFunction();
+  if (!Callee || C.arg_size() != 2) return false;
+  StringRef Name = Callee->getName();
+  if (Name == "__hrace_range_read") Write = false;
+  else if (Name == "__hrace_range_write") Write = true;
+  else return false;
+  auto *N = dyn_cast<ConstantInt>(C.getArgOperand(1));
+  if (!N || N->isZero() || N->getZExtValue() > (1u << 20)) return false;
+  Size = (unsigned)N->getZExtValue();
+  return true;
+}
+
+// LLVM 14's TSan instruments loads and stores of 1, 2, 4, 8 and 16 bytes only and silently
+// skips the others: 32-byte vectors (the loop vectoriser's interleaved groups, e.g. <4 x double>
+// for p[2i] and p[2i+1], even on SSE2), x86 long double (10 bytes), odd vectors (<3 x float>).
+// A race on them went unreported. Give each such access of an instrumented function a range
+// call of its size with its debug location; like TSan, skip locals whose address never escapes
+// (no other thread or rank can reach them).
+static bool wideAccesses(Function &F) {
+  if (!F.hasFnAttribute(Attribute::SanitizeThread)) return false;
+  const DataLayout &DL = F.getParent()->getDataLayout();
+  LLVMContext &Ctx = F.getContext();
+  Type *I8P = Type::getInt8PtrTy(Ctx), *IntPtr = DL.getIntPtrType(Ctx);
+  SmallVector<Instruction *, 8> Todo;
+  for (Instruction &I : instructions(F)) {
+    Value *Ptr;
+    Type *Ty;
+    if (auto *Ld = dyn_cast<LoadInst>(&I)) {
+      if (Ld->isAtomic()) continue;
+      Ptr = Ld->getPointerOperand(), Ty = Ld->getType();
+    } else if (auto *St = dyn_cast<StoreInst>(&I)) {
+      if (St->isAtomic()) continue;
+      Ptr = St->getPointerOperand(), Ty = St->getValueOperand()->getType();
+    } else {
+      continue;
+    }
+    if (Ptr->getType()->getPointerAddressSpace() != 0 || !Ty->isSized()) continue;
+    TypeSize TS = DL.getTypeStoreSize(Ty);
+    if (TS.isScalable()) continue;
+    uint64_t Size = TS.getFixedSize();
+    if (!Size || Size == 1 || Size == 2 || Size == 4 || Size == 8 || Size == 16) continue;
+    if (isa<AllocaInst>(getUnderlyingObject(Ptr)) && !PointerMayBeCaptured(Ptr, true, true))
+      continue;
+    Todo.push_back(&I);
+  }
+  if (Todo.empty()) return false;
+  Module &M = *F.getParent();
+  FunctionCallee Fn[2] = {
+      M.getOrInsertFunction("__hrace_range_read", Type::getVoidTy(Ctx), I8P, IntPtr),
+      M.getOrInsertFunction("__hrace_range_write", Type::getVoidTy(Ctx), I8P, IntPtr)};
+  for (Instruction *I : Todo) {
+    bool Write = isa<StoreInst>(I);
+    Value *Ptr = Write ? cast<StoreInst>(I)->getPointerOperand() : cast<LoadInst>(I)->getPointerOperand();
+    Type *Ty = Write ? cast<StoreInst>(I)->getValueOperand()->getType() : I->getType();
+    IRBuilder<> B(I);
+    CallInst *C = B.CreateCall(Fn[Write], {B.CreatePointerCast(Ptr, I8P),
+                                           ConstantInt::get(IntPtr, DL.getTypeStoreSize(Ty).getFixedSize())});
+    C->setDebugLoc(I->getDebugLoc());
+    if (verbose())
+      errs() << "hrace-pass: " << F.getName() << ": " << (Write ? "write" : "read") << " of "
+             << DL.getTypeStoreSize(Ty).getFixedSize() << " bytes instrumented at line "
+             << (I->getDebugLoc() ? I->getDebugLoc().getLine() : 0) << "\n";
+  }
+  return true;
 }
 
 // May this call stay in a hoisted loop: an intrinsic that reads and writes no memory, or a
@@ -115,14 +198,24 @@ struct Piece {
 struct Group {
   const SCEV *Base;
   int64_t Step;
+  unsigned Line;       // source line and file of the accesses: a range is reported at one
+  StringRef File;      // line, so accesses of different lines never share one
   const SCEV *Ref;     // reference start
   SmallVector<Access, 4> Acc[2];   // [0] reads, [1] writes
 };
 
 class HoistPass : public PassInfoMixin<HoistPass> {
+  bool Hoist;   // false at -O0: loops are not in a form worth analysing, only wideAccesses runs
+
 public:
+  explicit HoistPass(bool Hoist) : Hoist(Hoist) {}
+  // Runs on optnone functions (every function at -O0) too: the wide accesses must be checked.
+  static bool isRequired() { return true; }
+
   PreservedAnalyses run(Function &F, FunctionAnalysisManager &FAM) {
-    bool HasTsan = false;
+    bool Wide = wideAccesses(F);
+    if (!Hoist || !hoistOn()) return Wide ? PreservedAnalyses::none() : PreservedAnalyses::all();
+    bool HasTsan = Wide;
     for (Instruction &I : instructions(F))
       if (auto *C = dyn_cast<CallInst>(&I))
         if (Function *Callee = C->getCalledFunction())
@@ -130,14 +223,14 @@ public:
             HasTsan = true;
             break;
           }
-    if (!HasTsan) return PreservedAnalyses::all();
+    if (!HasTsan) return PreservedAnalyses::all();   // (Wide implies HasTsan)
     auto &LI = FAM.getResult<LoopAnalysis>(F);
     auto &SE = FAM.getResult<ScalarEvolutionAnalysis>(F);
     auto &DT = FAM.getResult<DominatorTreeAnalysis>(F);
     bool Changed = false;
     for (Loop *L : LI.getLoopsInPreorder())
       if (L->isInnermost()) Changed |= hoistLoop(F, L, SE, DT, LI);
-    if (!Changed) return PreservedAnalyses::all();
+    if (!Changed && !Wide) return PreservedAnalyses::all();
     PreservedAnalyses PA;   // preheaders may have been added: nothing preserved but the loops
     PA.preserve<LoopAnalysis>();
     PA.preserve<DominatorTreeAnalysis>();
@@ -174,11 +267,12 @@ private:
         Function *Callee = CB->getCalledFunction();
         unsigned Size;
         bool Write;
-        if (!Callee || !isa<CallInst>(CB) || !accessCallback(Callee->getName(), Size, Write)) {
+        if (!Callee || !isa<CallInst>(CB) ||
+            !(accessCallback(Callee->getName(), Size, Write) || rangeCallback(*CB, Size, Write))) {
           if (harmlessCall(*CB)) continue;
           return false;   // a call that may synchronise: nothing in this loop is hoisted
         }
-        if (!EveryIter || CB->arg_size() != 1) continue;
+        if (!EveryIter) continue;
         Value *Ptr = CB->getArgOperand(0)->stripPointerCasts();
         if (!Ptr->getType()->isPointerTy() || Ptr->getType()->getPointerAddressSpace() != 0)
           continue;
@@ -197,17 +291,21 @@ private:
         }
         if (!isSafeToExpandAt(Start, Pred->getTerminator(), SE)) continue;
         const SCEV *Base = SE.getPointerBase(Start);
+        unsigned Line = 0;
+        StringRef File;
+        if (const DILocation *DL = CB->getDebugLoc().get()) Line = DL->getLine(), File = DL->getFilename();
         Group *G = nullptr;
         int64_t Off = 0;
         for (Group &Cand : Groups) {
-          if (Cand.Base != Base || Cand.Step != Step) continue;
+          if (Cand.Base != Base || Cand.Step != Step || Cand.Line != Line || Cand.File != File)
+            continue;
           auto *D = dyn_cast<SCEVConstant>(SE.getMinusSCEV(Start, Cand.Ref));
           if (!D || D->getAPInt().getMinSignedBits() > 40) continue;
           G = &Cand, Off = D->getAPInt().getSExtValue();
           break;
         }
         if (!G) {
-          Groups.push_back(Group{Base, Step, Start, {}});
+          Groups.push_back(Group{Base, Step, Line, File, Start, {}});
           G = &Groups.back();
         }
         G->Acc[Write].push_back(Access{cast<CallInst>(CB), Start, Off, Size});
@@ -241,7 +339,9 @@ private:
           P.Members.push_back(A);
         }
       }
-      for (int W = 1; W >= 0; W--) {
+      // Reads first: the order of a read-modify-write, so that the shadow ends as the
+      // per-access callbacks would leave it (the write last, its reads cleared).
+      for (int W = 0; W < 2; W++) {
         for (Piece &P : Pieces[W]) {
           if ((uint64_t)(P.Hi - P.Lo) < AStep) continue;   // strided: gaps between iterations
           bool Covered = false;
@@ -299,15 +399,15 @@ extern "C" LLVM_ATTRIBUTE_WEAK PassPluginLibraryInfo llvmGetPassPluginInfo() {
                   Registered = true;
                   PBp->registerOptimizerLastEPCallback(
                       [](ModulePassManager &MPM, OptimizationLevel Level) {
-                        if (Level == OptimizationLevel::O0) return;
-                        MPM.addPass(createModuleToFunctionPassAdaptor(HoistPass()));
+                        MPM.addPass(createModuleToFunctionPassAdaptor(
+                            HoistPass(Level != OptimizationLevel::O0)));
                       });
                 });
             // For opt: -passes=hrace-hoist
             PB.registerPipelineParsingCallback(
                 [](StringRef Name, FunctionPassManager &FPM, ArrayRef<PassBuilder::PipelineElement>) {
                   if (Name != "hrace-hoist") return false;
-                  FPM.addPass(HoistPass());
+                  FPM.addPass(HoistPass(true));
                   return true;
                 });
           }};
