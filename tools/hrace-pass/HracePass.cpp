@@ -112,7 +112,8 @@ static bool rangeCallback(const CallBase &C, unsigned &Size, bool &Write) {
 // LLVM 14's TSan instruments loads and stores of 1, 2, 4, 8 and 16 bytes only and silently
 // skips the others: 32-byte vectors (the loop vectoriser's interleaved groups, e.g. <4 x double>
 // for p[2i] and p[2i+1], even on SSE2), x86 long double (10 bytes), odd vectors (<3 x float>).
-// A race on them went unreported. Give each such access of an instrumented function a range
+// A race on them went unreported (so did one on masked vector loads / stores, below). Give each
+// such access of an instrumented function a range
 // call of its size with its debug location; like TSan, skip locals whose address never escapes
 // (no other thread or rank can reach them).
 static bool wideAccesses(Function &F) {
@@ -142,11 +143,44 @@ static bool wideAccesses(Function &F) {
       continue;
     Todo.push_back(&I);
   }
-  if (Todo.empty()) return false;
+  SmallVector<IntrinsicInst *, 4> Masked;
+  for (Instruction &I : instructions(F))
+    if (auto *II = dyn_cast<IntrinsicInst>(&I))
+      if (II->getIntrinsicID() == Intrinsic::masked_load ||
+          II->getIntrinsicID() == Intrinsic::masked_store) {
+        bool W = II->getIntrinsicID() == Intrinsic::masked_store;
+        auto *VT = dyn_cast<FixedVectorType>(W ? II->getArgOperand(0)->getType() : II->getType());
+        Value *Ptr = II->getArgOperand(W ? 1 : 0);
+        if (VT && VT->getNumElements() <= 64 && Ptr->getType()->getPointerAddressSpace() == 0 &&
+            !(isa<AllocaInst>(getUnderlyingObject(Ptr)) && !PointerMayBeCaptured(Ptr, true, true)))
+          Masked.push_back(II);
+      }
+  if (Todo.empty() && Masked.empty()) return false;
   Module &M = *F.getParent();
   FunctionCallee Fn[2] = {
       M.getOrInsertFunction("__hrace_range_read", Type::getVoidTy(Ctx), I8P, IntPtr),
       M.getOrInsertFunction("__hrace_range_write", Type::getVoidTy(Ctx), I8P, IntPtr)};
+  // The masked loads and stores of vectorised conditional code (AVX targets): TSan skips them
+  // too. Each becomes a call with the mask as lane bits; the runtime checks the set lanes only.
+  Type *I64 = Type::getInt64Ty(Ctx);
+  FunctionCallee MFn[2] = {
+      M.getOrInsertFunction("__hrace_masked_read", Type::getVoidTy(Ctx), I8P, I64, IntPtr),
+      M.getOrInsertFunction("__hrace_masked_write", Type::getVoidTy(Ctx), I8P, I64, IntPtr)};
+  for (IntrinsicInst *II : Masked) {
+    bool W = II->getIntrinsicID() == Intrinsic::masked_store;
+    auto *VT = cast<FixedVectorType>(W ? II->getArgOperand(0)->getType() : II->getType());
+    Value *Ptr = II->getArgOperand(W ? 1 : 0), *Mask = II->getArgOperand(W ? 3 : 2);
+    unsigned N = VT->getNumElements();
+    uint64_t Elt = DL.getTypeStoreSize(VT->getElementType()).getFixedSize();
+    IRBuilder<> B(II);
+    Value *Bits = B.CreateZExt(B.CreateBitCast(Mask, Type::getIntNTy(Ctx, N)), I64);
+    CallInst *C = B.CreateCall(MFn[W], {B.CreatePointerCast(Ptr, I8P), Bits, ConstantInt::get(IntPtr, Elt)});
+    C->setDebugLoc(II->getDebugLoc());
+    if (verbose())
+      errs() << "hrace-pass: " << F.getName() << ": masked " << (W ? "store" : "load") << " of "
+             << N << " x " << Elt << " bytes instrumented at line "
+             << (II->getDebugLoc() ? II->getDebugLoc().getLine() : 0) << "\n";
+  }
   for (Instruction *I : Todo) {
     bool Write = isa<StoreInst>(I);
     Value *Ptr = Write ? cast<StoreInst>(I)->getPointerOperand() : cast<LoadInst>(I)->getPointerOperand();
