@@ -1,5 +1,8 @@
 // hrace-pass: loop-range hoisting of ThreadSanitizer's access callbacks (docs/access.md,
-// "Loop hoisting"). Loaded by hrace-cc with clang 14 (-fpass-plugin=<lib>/libhrace-pass.so).
+// "Loop hoisting"), and checks for the loads and stores TSan leaves uninstrumented (accesses
+// of other sizes than 1-16 bytes, masked vector loads and stores: wideAccesses). Loaded by
+// hrace-cc with clang 14 (-fpass-plugin=<lib>/libhrace-pass.so); HRACE_CC_HOIST=0 in the
+// environment turns the hoisting off, not the checks.
 //
 // It runs AFTER ThreadSanitizer's instrumentation pass and works on the calls TSan emitted
 // (__tsan_readN / __tsan_writeN / __tsan_unaligned_*), so every decision TSan makes (which
