@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Install what hrace needs to build and run, on Debian 12 (or a derivative with the same package
 # names), and only what is missing: Open MPI, LLVM's libomp (OMPT), libelf/libdw (symbols),
-# clang (instrumentation), pkg-config and make. With --test, also what only the test suite
+# clang (instrumentation), llvm-14-dev (headers and CMake config for hrace's clang 14 pass
+# plugin, tools/hrace-pass; without it the build skips the plugin), pkg-config and make. With --test, also what only the test suite
 # needs: clang-16 (its instrumentation emits the __tsan_mem* family clang 14 does not),
 # MPICH (a second libhrace is built and tested against it; Open MPI keeps the mpicc / mpirun
 # alternatives), python3's jsonschema (validates SARIF) and chromium (tests/tools/test_html.py
@@ -9,7 +10,7 @@
 # Runs apt-get as root, or through sudo when not root.
 set -euo pipefail
 
-packages=(openmpi-bin libopenmpi-dev libomp-14-dev libelf-dev libdw-dev clang pkg-config make)
+packages=(openmpi-bin libopenmpi-dev libomp-14-dev libelf-dev libdw-dev clang llvm-14-dev pkg-config make)
 testing=0
 case "${1:-}" in
   --test) testing=1; packages+=(clang-16 mpich libmpich-dev chromium) ;;

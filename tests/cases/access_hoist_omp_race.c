@@ -1,0 +1,48 @@
+/* hrace-test
+ * ranks: 2
+ * expect: race
+ * cflags: -O2
+ * openmp: yes
+ * env: OMP_NUM_THREADS=2
+ * pair: 38 24
+ */
+/* Loop hoisting (docs/access.md). An OpenMP parallel loop over window memory (clang outlines the body; each thread's loop
+ * covers its own chunk): stores to elements 0 .. n-1 while rank 0's put of elements 32-39 is in
+ * flight: n = 40 (race), 32 (no race).
+ * Built with -O2, where hrace-cc's pass hoists; the trailing comments say what the pass
+ * must ("hoisted") and must not ("not hoisted") turn into a range check (tests/tools/test_hoist.py).
+ * Twin: access_hoist_omp_norace.c. */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+static double area[64];   /* rank 1's window */
+static volatile int n_rt;  /* trip counts are runtime values */
+
+__attribute__((noinline)) static void par_fill(double *p, int n) {
+#pragma omp parallel for schedule(static)
+  for (int i = 0; i < n; i++) p[i] = i; /* hoisted */
+}
+
+int main(int argc, char **argv) {
+  int rank;
+  double src[8] = {0};
+  MPI_Win win;
+  MPI_Init(&argc, &argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Win_create(area, sizeof area, sizeof(double), MPI_INFO_NULL, MPI_COMM_WORLD, &win);
+  n_rt = 40;
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (rank == 0) {
+    MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 1, 0, win);
+    MPI_Put(src, 8, MPI_DOUBLE, 1, 32, 8, MPI_DOUBLE, win);
+    MPI_Win_unlock(1, win);
+  } else {
+    par_fill(area, n_rt);
+    printf("rank 1: %g\n", area[3]);
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  MPI_Win_free(&win);
+  MPI_Finalize();
+  return 0;
+}

@@ -1,0 +1,451 @@
+// hrace-pass: loop-range hoisting of ThreadSanitizer's access callbacks (docs/access.md,
+// "Loop hoisting"), and checks for the loads and stores TSan leaves uninstrumented (accesses
+// of other sizes than 1-16 bytes, masked vector loads and stores: wideAccesses). Loaded by
+// hrace-cc with clang 14 (-fpass-plugin=<lib>/libhrace-pass.so); HRACE_CC_HOIST=0 in the
+// environment turns the hoisting off, not the checks.
+//
+// It runs AFTER ThreadSanitizer's instrumentation pass and works on the calls TSan emitted
+// (__tsan_readN / __tsan_writeN / __tsan_unaligned_*), so every decision TSan makes (which
+// accesses it instruments at all, the read of `*p = *p + 1`, atomics, volatiles) stays TSan's.
+// LLVM 14's TSan ignores !nosanitize, so running before it could not keep it from
+// instrumenting an access; running after it can simply replace its calls.
+//
+// Placement: clang 14 loads the plugin before it registers the sanitizer passes at the
+// OptimizerLast extension point, so a callback the plugin registered there directly would run
+// BEFORE TSan. The plugin therefore registers its OptimizerLast callback from the PipelineStart
+// callback, which clang invokes while it builds the pipeline, after the sanitizers registered
+// theirs: it is appended behind TSan's. The loop vectoriser runs earlier in the optimisation
+// pipeline, on uninstrumented IR, so the loops this pass sees are already vectorised; once
+// their callbacks are gone they run as the uninstrumented build's.
+//
+// What it hoists, per innermost loop:
+//  - the loop has a preheader, a single exiting block which is its latch (it runs its body
+//    exactly backedge-taken-count + 1 times once entered), and a backedge-taken count that
+//    ScalarEvolution computes exactly;
+//  - the loop contains no call other than TSan's plain access callbacks and intrinsics that
+//    touch no memory (any other call could synchronise, start or complete an RMA operation);
+//  - a callback is taken if its block dominates the latch (runs on every iteration) and its
+//    address is loop-invariant or an affine recurrence {start,+,step} of that loop with a
+//    constant step;
+//  - callbacks of one source line whose addresses have the same base and step and start a
+//    constant distance apart form a group; per kind (read / write), the bytes one iteration of
+//    the group touches split into contiguous pieces, and a piece at least |step| bytes long
+//    covers, over all iterations, exactly one contiguous range: that range becomes one call
+//    before the loop (__hrace_range_read / __hrace_range_write), the piece's callbacks are
+//    deleted. A piece shorter than |step| (a strided access) would cover bytes the loop never
+//    touches: its callbacks stay. A read piece inside a write piece of the same group is
+//    dropped (a write conflicts with everything a read of the same bytes conflicts with, and
+//    both are reported at the same line). One line per group, because a range is reported at
+//    one line: a piece merged from two lines would name one of them for bytes only the other
+//    touches.
+// The range call carries the debug location of the first callback of its piece, so a race on
+// it is reported at that source line.
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/Analysis/CaptureTracking.h"
+#include "llvm/Analysis/LoopInfo.h"
+#include "llvm/Analysis/ScalarEvolution.h"
+#include "llvm/Analysis/ScalarEvolutionExpressions.h"
+#include "llvm/Analysis/ValueTracking.h"
+#include "llvm/IR/Dominators.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/InstIterator.h"
+#include "llvm/IR/IntrinsicInst.h"
+#include "llvm/IR/Module.h"
+#include "llvm/IR/PassManager.h"
+#include "llvm/Passes/PassBuilder.h"
+#include "llvm/Passes/PassPlugin.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/raw_ostream.h"
+#include "llvm/Transforms/Utils/LoopSimplify.h"
+#include "llvm/Transforms/Utils/ScalarEvolutionExpander.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+
+using namespace llvm;
+
+namespace {
+
+// HRACE_CC_HOIST=0 (hrace-cc's environment, which clang inherits): no loop hoisting; the
+// instrumentation of the accesses TSan skips (below) stays.
+static bool hoistOn() {
+  static int v = [] {
+    const char *e = std::getenv("HRACE_CC_HOIST");
+    return !(e && !strcmp(e, "0"));
+  }();
+  return v;
+}
+
+static bool verbose() {
+  static int v = [] {
+    const char *e = std::getenv("HRACE_PASS_VERBOSE");
+    return e && *e && *e != '0';
+  }();
+  return v;
+}
+
+// A TSan plain access callback: its size in bytes and whether it writes. False for anything
+// else (volatile, atomic, _pc, range and function entry / exit callbacks are not hoisted).
+static bool accessCallback(StringRef Name, unsigned &Size, bool &Write) {
+  if (!Name.consume_front("__tsan_")) return false;
+  Name.consume_front("unaligned_");
+  if (Name.consume_front("read")) Write = false;
+  else if (Name.consume_front("write")) Write = true;
+  else return false;
+  if (Name.getAsInteger(10, Size)) return false;
+  return Size == 1 || Size == 2 || Size == 4 || Size == 8 || Size == 16;
+}
+
+// One of the range calls this pass emits for an access of a constant size (wideAccesses).
+static bool rangeCallback(const CallBase &C, unsigned &Size, bool &Write) {
+  const Function *Callee = C.getCalledFunction();
+  if (!Callee || C.arg_size() != 2) return false;
+  StringRef Name = Callee->getName();
+  if (Name == "__hrace_range_read") Write = false;
+  else if (Name == "__hrace_range_write") Write = true;
+  else return false;
+  auto *N = dyn_cast<ConstantInt>(C.getArgOperand(1));
+  if (!N || N->isZero() || N->getZExtValue() > (1u << 20)) return false;
+  Size = (unsigned)N->getZExtValue();
+  return true;
+}
+
+// LLVM 14's TSan instruments loads and stores of 1, 2, 4, 8 and 16 bytes only and silently
+// skips the others: 32-byte vectors (the loop vectoriser's interleaved groups, e.g. <4 x double>
+// for p[2i] and p[2i+1], even on SSE2), x86 long double (10 bytes), odd vectors (<3 x float>).
+// A race on them went unreported (so did one on masked vector loads / stores, below). Give each
+// such access of an instrumented function a range
+// call of its size with its debug location; like TSan, skip locals whose address never escapes
+// (no other thread or rank can reach them).
+static bool wideAccesses(Function &F) {
+  if (!F.hasFnAttribute(Attribute::SanitizeThread)) return false;
+  const DataLayout &DL = F.getParent()->getDataLayout();
+  LLVMContext &Ctx = F.getContext();
+  Type *I8P = Type::getInt8PtrTy(Ctx), *IntPtr = DL.getIntPtrType(Ctx);
+  SmallVector<Instruction *, 8> Todo;
+  for (Instruction &I : instructions(F)) {
+    Value *Ptr;
+    Type *Ty;
+    if (auto *Ld = dyn_cast<LoadInst>(&I)) {
+      if (Ld->isAtomic()) continue;
+      Ptr = Ld->getPointerOperand(), Ty = Ld->getType();
+    } else if (auto *St = dyn_cast<StoreInst>(&I)) {
+      if (St->isAtomic()) continue;
+      Ptr = St->getPointerOperand(), Ty = St->getValueOperand()->getType();
+    } else {
+      continue;
+    }
+    if (Ptr->getType()->getPointerAddressSpace() != 0 || !Ty->isSized()) continue;
+    TypeSize TS = DL.getTypeStoreSize(Ty);
+    if (TS.isScalable()) continue;
+    uint64_t Size = TS.getFixedSize();
+    if (!Size || Size == 1 || Size == 2 || Size == 4 || Size == 8 || Size == 16) continue;
+    if (isa<AllocaInst>(getUnderlyingObject(Ptr)) && !PointerMayBeCaptured(Ptr, true, true))
+      continue;
+    Todo.push_back(&I);
+  }
+  SmallVector<IntrinsicInst *, 4> Masked;
+  for (Instruction &I : instructions(F))
+    if (auto *II = dyn_cast<IntrinsicInst>(&I))
+      if (II->getIntrinsicID() == Intrinsic::masked_load ||
+          II->getIntrinsicID() == Intrinsic::masked_store) {
+        bool W = II->getIntrinsicID() == Intrinsic::masked_store;
+        auto *VT = dyn_cast<FixedVectorType>(W ? II->getArgOperand(0)->getType() : II->getType());
+        Value *Ptr = II->getArgOperand(W ? 1 : 0);
+        if (VT && VT->getNumElements() <= 64 && Ptr->getType()->getPointerAddressSpace() == 0 &&
+            !(isa<AllocaInst>(getUnderlyingObject(Ptr)) && !PointerMayBeCaptured(Ptr, true, true)))
+          Masked.push_back(II);
+      }
+  if (Todo.empty() && Masked.empty()) return false;
+  Module &M = *F.getParent();
+  FunctionCallee Fn[2] = {
+      M.getOrInsertFunction("__hrace_range_read", Type::getVoidTy(Ctx), I8P, IntPtr),
+      M.getOrInsertFunction("__hrace_range_write", Type::getVoidTy(Ctx), I8P, IntPtr)};
+  // The masked loads and stores of vectorised conditional code (AVX targets): TSan skips them
+  // too. Each becomes a call with the mask as lane bits; the runtime checks the set lanes only.
+  Type *I64 = Type::getInt64Ty(Ctx);
+  FunctionCallee MFn[2] = {
+      M.getOrInsertFunction("__hrace_masked_read", Type::getVoidTy(Ctx), I8P, I64, IntPtr),
+      M.getOrInsertFunction("__hrace_masked_write", Type::getVoidTy(Ctx), I8P, I64, IntPtr)};
+  for (IntrinsicInst *II : Masked) {
+    bool W = II->getIntrinsicID() == Intrinsic::masked_store;
+    auto *VT = cast<FixedVectorType>(W ? II->getArgOperand(0)->getType() : II->getType());
+    Value *Ptr = II->getArgOperand(W ? 1 : 0), *Mask = II->getArgOperand(W ? 3 : 2);
+    unsigned N = VT->getNumElements();
+    uint64_t Elt = DL.getTypeStoreSize(VT->getElementType()).getFixedSize();
+    IRBuilder<> B(II);
+    Value *Bits = B.CreateZExt(B.CreateBitCast(Mask, Type::getIntNTy(Ctx, N)), I64);
+    CallInst *C = B.CreateCall(MFn[W], {B.CreatePointerCast(Ptr, I8P), Bits, ConstantInt::get(IntPtr, Elt)});
+    C->setDebugLoc(II->getDebugLoc());
+    if (verbose())
+      errs() << "hrace-pass: " << F.getName() << ": masked " << (W ? "store" : "load") << " of "
+             << N << " x " << Elt << " bytes instrumented at line "
+             << (II->getDebugLoc() ? II->getDebugLoc().getLine() : 0) << "\n";
+  }
+  for (Instruction *I : Todo) {
+    bool Write = isa<StoreInst>(I);
+    Value *Ptr = Write ? cast<StoreInst>(I)->getPointerOperand() : cast<LoadInst>(I)->getPointerOperand();
+    Type *Ty = Write ? cast<StoreInst>(I)->getValueOperand()->getType() : I->getType();
+    IRBuilder<> B(I);
+    CallInst *C = B.CreateCall(Fn[Write], {B.CreatePointerCast(Ptr, I8P),
+                                           ConstantInt::get(IntPtr, DL.getTypeStoreSize(Ty).getFixedSize())});
+    C->setDebugLoc(I->getDebugLoc());
+    if (verbose())
+      errs() << "hrace-pass: " << F.getName() << ": " << (Write ? "write" : "read") << " of "
+             << DL.getTypeStoreSize(Ty).getFixedSize() << " bytes instrumented at line "
+             << (I->getDebugLoc() ? I->getDebugLoc().getLine() : 0) << "\n";
+  }
+  return true;
+}
+
+// May this call stay in a hoisted loop: an intrinsic that reads and writes no memory, or a
+// debug / lifetime / assume marker.
+static bool harmlessCall(const CallBase &C) {
+  const auto *II = dyn_cast<IntrinsicInst>(&C);
+  if (!II) return false;
+  if (isa<DbgInfoIntrinsic>(II)) return true;
+  switch (II->getIntrinsicID()) {
+  case Intrinsic::lifetime_start:
+  case Intrinsic::lifetime_end:
+  case Intrinsic::assume:
+  case Intrinsic::experimental_noalias_scope_decl:
+  case Intrinsic::pseudoprobe:
+    return true;
+  default:
+    break;
+  }
+  return II->doesNotAccessMemory() && !II->mayHaveSideEffects();
+}
+
+struct Access {
+  CallInst *Call;
+  const SCEV *Start;   // address in iteration 0
+  int64_t Off;         // Start - group's reference start, in bytes
+  unsigned Size;
+};
+
+struct Piece {
+  int64_t Lo, Hi;      // [Lo, Hi) relative to the group's reference start
+  bool Write;
+  SmallVector<Access *, 4> Members;
+};
+
+struct Group {
+  const SCEV *Base;
+  int64_t Step;
+  unsigned Line;       // source line and file of the accesses: a range is reported at one
+  StringRef File;      // line, so accesses of different lines never share one
+  const SCEV *Ref;     // reference start
+  SmallVector<Access, 4> Acc[2];   // [0] reads, [1] writes
+};
+
+class HoistPass : public PassInfoMixin<HoistPass> {
+  bool Hoist;   // false at -O0: loops are not in a form worth analysing, only wideAccesses runs
+
+public:
+  explicit HoistPass(bool Hoist) : Hoist(Hoist) {}
+  // Runs on optnone functions (every function at -O0) too: the wide accesses must be checked.
+  static bool isRequired() { return true; }
+
+  PreservedAnalyses run(Function &F, FunctionAnalysisManager &FAM) {
+    bool Wide = wideAccesses(F);
+    if (!Hoist || !hoistOn()) return Wide ? PreservedAnalyses::none() : PreservedAnalyses::all();
+    bool HasTsan = Wide;
+    for (Instruction &I : instructions(F))
+      if (auto *C = dyn_cast<CallInst>(&I))
+        if (Function *Callee = C->getCalledFunction())
+          if (Callee->getName().startswith("__tsan_")) {
+            HasTsan = true;
+            break;
+          }
+    if (!HasTsan) return PreservedAnalyses::all();   // (Wide implies HasTsan)
+    auto &LI = FAM.getResult<LoopAnalysis>(F);
+    auto &SE = FAM.getResult<ScalarEvolutionAnalysis>(F);
+    auto &DT = FAM.getResult<DominatorTreeAnalysis>(F);
+    bool Changed = false;
+    for (Loop *L : LI.getLoopsInPreorder())
+      if (L->isInnermost()) Changed |= hoistLoop(F, L, SE, DT, LI);
+    if (!Changed && !Wide) return PreservedAnalyses::all();
+    PreservedAnalyses PA;   // preheaders may have been added: nothing preserved but the loops
+    PA.preserve<LoopAnalysis>();
+    PA.preserve<DominatorTreeAnalysis>();
+    return PA;
+  }
+
+private:
+  bool hoistLoop(Function &F, Loop *L, ScalarEvolution &SE, DominatorTree &DT, LoopInfo &LI) {
+    // The vectoriser leaves its vector loop without a dedicated preheader (its predecessor
+    // also branches to the scalar loop): one is made below, on the edge from the loop's single
+    // outside predecessor, once the loop has something to hoist.
+    BasicBlock *Pre = L->getLoopPreheader(), *Latch = L->getLoopLatch();
+    BasicBlock *Pred = Pre ? Pre : L->getLoopPredecessor();
+    if (!Pred || !Latch || L->getExitingBlock() != Latch) return false;
+    if (!Pre && (isa<IndirectBrInst>(Pred->getTerminator()) || isa<CallBrInst>(Pred->getTerminator())))
+      return false;
+    const SCEV *BTC = SE.getBackedgeTakenCount(L);
+    if (isa<SCEVCouldNotCompute>(BTC)) return false;
+    const DataLayout &DL = F.getParent()->getDataLayout();
+    Type *IntPtr = DL.getIntPtrType(F.getContext());
+    if (SE.getTypeSizeInBits(BTC->getType()) > DL.getTypeSizeInBits(IntPtr)) return false;
+    // The count is computed before the loop: it must not divide by a value that may be zero.
+    if (!isSafeToExpandAt(BTC, Pred->getTerminator(), SE)) return false;
+
+    SmallVector<Group, 4> Groups;
+    for (BasicBlock *BB : L->blocks()) {
+      bool EveryIter = DT.dominates(BB, Latch);
+      for (Instruction &I : *BB) {
+        if (isa<FenceInst>(I) || isa<AtomicRMWInst>(I) || isa<AtomicCmpXchgInst>(I)) return false;
+        if (auto *LdI = dyn_cast<LoadInst>(&I)) { if (!LdI->isUnordered()) return false; }
+        if (auto *StI = dyn_cast<StoreInst>(&I)) { if (!StI->isUnordered()) return false; }
+        auto *CB = dyn_cast<CallBase>(&I);
+        if (!CB) continue;
+        Function *Callee = CB->getCalledFunction();
+        unsigned Size;
+        bool Write;
+        if (!Callee || !isa<CallInst>(CB) ||
+            !(accessCallback(Callee->getName(), Size, Write) || rangeCallback(*CB, Size, Write))) {
+          if (harmlessCall(*CB)) continue;
+          return false;   // a call that may synchronise: nothing in this loop is hoisted
+        }
+        if (!EveryIter) continue;
+        Value *Ptr = CB->getArgOperand(0)->stripPointerCasts();
+        if (!Ptr->getType()->isPointerTy() || Ptr->getType()->getPointerAddressSpace() != 0)
+          continue;
+        const SCEV *S = SE.getSCEV(Ptr);
+        const SCEV *Start;
+        int64_t Step;
+        if (SE.isLoopInvariant(S, L)) {
+          Start = S, Step = 0;
+        } else if (auto *AR = dyn_cast<SCEVAddRecExpr>(S)) {
+          if (AR->getLoop() != L || !AR->isAffine()) continue;
+          auto *C = dyn_cast<SCEVConstant>(AR->getStepRecurrence(SE));
+          if (!C || C->getAPInt().getMinSignedBits() > 40) continue;
+          Start = AR->getStart(), Step = C->getAPInt().getSExtValue();
+        } else {
+          continue;
+        }
+        if (!isSafeToExpandAt(Start, Pred->getTerminator(), SE)) continue;
+        const SCEV *Base = SE.getPointerBase(Start);
+        unsigned Line = 0;
+        StringRef File;
+        if (const DILocation *DL = CB->getDebugLoc().get()) Line = DL->getLine(), File = DL->getFilename();
+        Group *G = nullptr;
+        int64_t Off = 0;
+        for (Group &Cand : Groups) {
+          if (Cand.Base != Base || Cand.Step != Step || Cand.Line != Line || Cand.File != File)
+            continue;
+          auto *D = dyn_cast<SCEVConstant>(SE.getMinusSCEV(Start, Cand.Ref));
+          if (!D || D->getAPInt().getMinSignedBits() > 40) continue;
+          G = &Cand, Off = D->getAPInt().getSExtValue();
+          break;
+        }
+        if (!G) {
+          Groups.push_back(Group{Base, Step, Line, File, Start, {}});
+          G = &Groups.back();
+        }
+        G->Acc[Write].push_back(Access{cast<CallInst>(CB), Start, Off, Size});
+      }
+    }
+    if (Groups.empty()) return false;
+    if (!Pre && !(Pre = InsertPreheaderForLoop(L, &DT, &LI, nullptr, false))) return false;
+
+    bool Changed = false;
+    IRBuilder<> B(Pre->getTerminator());
+    SCEVExpander Exp(SE, DL, "hrace.range");
+    Module &M = *F.getParent();
+    Type *I8P = Type::getInt8PtrTy(F.getContext());
+    FunctionCallee Fn[2] = {
+        M.getOrInsertFunction("__hrace_range_read", Type::getVoidTy(F.getContext()), I8P, IntPtr),
+        M.getOrInsertFunction("__hrace_range_write", Type::getVoidTy(F.getContext()), I8P, IntPtr)};
+    const SCEV *Iters = SE.getTruncateOrZeroExtend(BTC, IntPtr);
+    for (Group &G : Groups) {
+      uint64_t AStep = G.Step < 0 ? -(uint64_t)G.Step : (uint64_t)G.Step;
+      SmallVector<Piece, 4> Pieces[2];
+      for (int W = 0; W < 2; W++) {
+        SmallVector<Access *, 8> Sorted;
+        for (Access &A : G.Acc[W]) Sorted.push_back(&A);
+        std::sort(Sorted.begin(), Sorted.end(),
+                  [](const Access *X, const Access *Y) { return X->Off < Y->Off; });
+        for (Access *A : Sorted) {
+          if (Pieces[W].empty() || A->Off > Pieces[W].back().Hi)
+            Pieces[W].push_back(Piece{A->Off, A->Off + (int64_t)A->Size, W == 1, {}});
+          Piece &P = Pieces[W].back();
+          P.Hi = std::max(P.Hi, A->Off + (int64_t)A->Size);
+          P.Members.push_back(A);
+        }
+      }
+      // Reads first: the order of a read-modify-write, so that the shadow ends as the
+      // per-access callbacks would leave it (the write last, its reads cleared).
+      for (int W = 0; W < 2; W++) {
+        for (Piece &P : Pieces[W]) {
+          if ((uint64_t)(P.Hi - P.Lo) < AStep) continue;   // strided: gaps between iterations
+          bool Covered = false;
+          if (!W)
+            for (Piece &Wp : Pieces[1])
+              if ((uint64_t)(Wp.Hi - Wp.Lo) >= AStep && Wp.Lo <= P.Lo && P.Hi <= Wp.Hi)
+                Covered = true;
+          if (!Covered) {
+            // lo = Ref + Lo (+ Step * BTC when the addresses go down); len = |Step| * BTC + Hi - Lo.
+            const SCEV *Lo = SE.getAddExpr(G.Ref, SE.getConstant(IntPtr, P.Lo, true));
+            if (G.Step < 0)
+              Lo = SE.getAddExpr(Lo, SE.getMulExpr(Iters, SE.getConstant(IntPtr, G.Step, true)));
+            const SCEV *Len = SE.getAddExpr(SE.getMulExpr(Iters, SE.getConstant(IntPtr, AStep)),
+                                            SE.getConstant(IntPtr, P.Hi - P.Lo));
+            Value *LoV = Exp.expandCodeFor(Lo, I8P, Pre->getTerminator());
+            Value *LenV = Exp.expandCodeFor(Len, IntPtr, Pre->getTerminator());
+            B.SetInsertPoint(Pre->getTerminator());
+            CallInst *RC = B.CreateCall(Fn[W], {LoV, LenV});
+            RC->setDebugLoc(P.Members.front()->Call->getDebugLoc());
+            if (verbose())
+              errs() << "hrace-pass: " << F.getName() << ": " << (W ? "write" : "read")
+                     << " range of " << P.Members.size() << " access(es) hoisted at line "
+                     << (RC->getDebugLoc() ? RC->getDebugLoc().getLine() : 0) << "\n";
+          } else if (verbose()) {
+            DebugLoc D = P.Members.front()->Call->getDebugLoc();
+            errs() << "hrace-pass: " << F.getName() << ": read range of " << P.Members.size()
+                   << " access(es) covered by a write range, hoisted at line "
+                   << (D ? D.getLine() : 0) << "\n";
+          }
+          for (Access *A : P.Members) {
+            Value *Arg = A->Call->getArgOperand(0);
+            A->Call->eraseFromParent();
+            if (auto *AI = dyn_cast<Instruction>(Arg))
+              if (AI->use_empty() && isa<CastInst>(AI)) AI->eraseFromParent();
+          }
+          Changed = true;
+        }
+      }
+    }
+    return Changed;
+  }
+};
+
+} // namespace
+
+extern "C" LLVM_ATTRIBUTE_WEAK PassPluginLibraryInfo llvmGetPassPluginInfo() {
+  return {LLVM_PLUGIN_API_VERSION, "hrace-pass", "0.1", [](PassBuilder &PB) {
+            static bool Registered = false;
+            PassBuilder *PBp = &PB;
+            // Registered from PipelineStart so that it lands behind the sanitizers' own
+            // OptimizerLast callbacks (see the top of this file).
+            PB.registerPipelineStartEPCallback(
+                [PBp](ModulePassManager &, OptimizationLevel) {
+                  if (Registered) return;
+                  Registered = true;
+                  PBp->registerOptimizerLastEPCallback(
+                      [](ModulePassManager &MPM, OptimizationLevel Level) {
+                        MPM.addPass(createModuleToFunctionPassAdaptor(
+                            HoistPass(Level != OptimizationLevel::O0)));
+                      });
+                });
+            // For opt: -passes=hrace-hoist
+            PB.registerPipelineParsingCallback(
+                [](StringRef Name, FunctionPassManager &FPM, ArrayRef<PassBuilder::PipelineElement>) {
+                  if (Name != "hrace-hoist") return false;
+                  FPM.addPass(HoistPass(true));
+                  return true;
+                });
+          }};
+}
