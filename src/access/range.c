@@ -9,7 +9,7 @@
 #include <stdint.h>
 
 #include "access/check.h"
-#include "core/runtime.h"
+#include "base/compiler.h"
 
 HRACE_EXPORT void __hrace_range_read(void *a, size_t n) {
   hrace__access_check_range((uintptr_t)a, n, HRACE_ACC_READ, HRACE_OP_LOAD, HRACE_RET_ADDR());
