@@ -124,6 +124,7 @@ typedef struct acc {
   int mode;
   hrace_aid_t id;
   hrace_aid_t quiet;               /* a predecessor known not to race with this access */
+  hrace_aid_t before;              /* a reader known to happen before `view` (add_reader) */
   int writes;
   const hrace_access_t *now;
   const hrace_vc_t *view;
@@ -134,12 +135,15 @@ typedef struct acc {
  * remembered: over a range, the granules mostly share their predecessor (a loop writing what
  * another loop of the same segment wrote), and looking it up per granule doubled the cost of a
  * memcpy into a window (bench/access). */
-static int races(hrace_aid_t prev, acc_t *x) {
-  if (!prev || prev == x->id || prev == x->quiet) return 0;
+__attribute__((noinline)) static int races_lookup(hrace_aid_t prev, acc_t *x) {
   const hrace_access_t *p = hrace__access_get(prev);
   if (hrace__access_conflict(p, x->now) && !hrace__access_hb(p, x->view)) return 1;
   x->quiet = prev;
   return 0;
+}
+static inline int races(hrace_aid_t prev, acc_t *x) {
+  if (!prev || prev == x->id || prev == x->quiet) return 0;
+  return races_lookup(prev, x);
 }
 
 /* The readers recorded in r, as a list. */
@@ -151,12 +155,27 @@ static unsigned readers(uint32_t r, hrace_aid_t out[HRACE_RSET_MAX]) {
   return s->n;
 }
 
-/* The read state after `id` (seen from `view`) reads: drop readers ordered before it, add it. */
-static uint32_t add_reader(uint32_t r, hrace_aid_t id, const hrace_vc_t *view) {
+/* Is reader `id` ordered before the access being applied? The last "yes" is remembered, as
+ * races() remembers its last "no": over a range the granules mostly share their reader (another
+ * code address of this thread and segment read them all), and the view is fixed for one access,
+ * so the answer is too. */
+static int read_before(hrace_aid_t id, acc_t *x) {
+  if (id == x->before) return 1;
+  if (!hrace__access_hb(hrace__access_get(id), x->view)) return 0;
+  x->before = id;
+  return 1;
+}
+
+/* The read state after x->id (seen from x->view) reads: drop readers ordered before it, add it. */
+static uint32_t add_reader(uint32_t r, acc_t *x) {
+  const hrace_aid_t id = x->id;
+  /* The commonest: one reader (another code address of this segment, in a loop that reads a
+   * location from several), ordered before this one: replaced. */
+  if (!(r & RSET_BIT) && (!r || r == id || read_before(r, x))) return id;
   hrace_aid_t old[HRACE_RSET_MAX], keep[HRACE_RSET_MAX];
   unsigned n = readers(r, old), k = 0;
   for (unsigned i = 0; i < n; i++)
-    if (old[i] != id && !hrace__access_hb(hrace__access_get(old[i]), view)) keep[k++] = old[i];
+    if (old[i] != id && !read_before(old[i], x)) keep[k++] = old[i];
   if (k == 0) return id;
   if (k == HRACE_RSET_MAX) {        /* full: forget the oldest concurrent reader */
     for (unsigned i = 1; i < k; i++) keep[i - 1] = keep[i];
@@ -211,7 +230,7 @@ static int cell_apply(cell_t *cell, acc_t *x, uint64_t lo, uint64_t hi) {
     } else {
       if (has_reader(r, x->id)) return 0;            /* already recorded, no write since */
       if (races(w, x)) hit[nhit++] = w;
-      neu = CELL(w, add_reader(r, x->id, x->view));
+      neu = CELL(w, add_reader(r, x));
     }
     if (atomic_compare_exchange_weak_explicit(cell, &old, neu, memory_order_acq_rel,
                                               memory_order_acquire)) {
@@ -219,6 +238,30 @@ static int cell_apply(cell_t *cell, acc_t *x, uint64_t lo, uint64_t hi) {
       return 0;
     }
   }
+}
+
+/* The commonest updates of an access, inline and without cell_apply's frame (a stencil reads
+ * each location from several code addresses per segment, so most reads replace another read of
+ * the same segment): a cell with at most one reader, where the access meets no race. Does what
+ * cell_apply would do then and returns 1; 0 when cell_apply must decide (a read set, a race to
+ * report, a frozen or sync cell, a lost CAS). */
+static inline int cell_fast(cell_t *cell, acc_t *x) {
+  uint64_t old = atomic_load_explicit(cell, memory_order_acquire), neu;
+  if (old & (FROZEN | SYNC)) return 0;
+  hrace_aid_t w = CELL_W(old);
+  uint32_t r = CELL_R(old);
+  if (r & RSET_BIT) return 0;
+  if (x->writes) {
+    if (w == x->id && r == 0) return 1;
+    if (races(w, x) || races(r, x)) return 0;
+    neu = CELL(x->id, 0);
+  } else {
+    if (r == x->id) return 1;
+    if (races(w, x) || (r && !read_before(r, x))) return 0;
+    neu = CELL(w, x->id);
+  }
+  return atomic_compare_exchange_strong_explicit(cell, &old, neu, memory_order_acq_rel,
+                                                 memory_order_acquire);
 }
 
 /* First and one-past-last byte (0..8) of a nonzero byte mask. */
@@ -239,7 +282,9 @@ static void granule_apply(hrace_shadow_t *sh, uint64_t g, unsigned m, unsigned v
     uint64_t v = atomic_load_explicit(gw, memory_order_acquire);
     if (!(v & PTR)) {                                  /* one cell for the granule */
       if (((m | ~valid) & 0xFF) == 0xFF) {
-        if (!cell_apply(gw, x, base + mlo(m), base + mhi(m))) return;
+        if ((x->mode == OP_ACCESS && cell_fast(gw, x)) ||
+            !cell_apply(gw, x, base + mlo(m), base + mhi(m)))
+          return;
         continue;
       }
       unsigned lo4 = m & 0x0F, hi4 = m & 0xF0;
@@ -404,6 +449,7 @@ __attribute__((noinline)) static void access_full(hrace_shadow_t *sh, uint64_t o
   x.mode = OP_ACCESS;
   x.id = id;
   x.quiet = 0;
+  x.before = 0;
   x.now = hrace__access_get(id);
   x.writes = (x.now->flags & HRACE_ACC_WRITE) != 0;
   x.view = view;

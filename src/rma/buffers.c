@@ -29,6 +29,7 @@
 #include <string.h>
 
 #include "access/filter.h"
+#include "base/map.h"
 #include "access/history.h"
 #include "core/race.h"
 #include "mpi/request.h"
@@ -66,6 +67,8 @@ struct region {
 
 typedef struct hrace_inflight {
   int live;
+  int indexed;                 /* in `same` (under `hash`): later equal operations join it */
+  uint64_t hash;
   struct hrace_inflight *prev, *next;   /* live operations, or the free list */
   hrace_win_t *w;
   int target;                  /* group rank */
@@ -80,6 +83,41 @@ typedef struct hrace_inflight {
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static hrace_inflight_t *live, *freelist;
 static region_t *regions, *free_regions;
+
+/* Long epochs (docs/rma.md, "Long epochs"): an operation equal to one still in flight (same
+ * window, target, call, thread and site, the same buffers byte for byte, neither with a
+ * request) completes with it (hrace__buffers_complete finishes both in the same call), so
+ * once it has been checked against everything in flight it joins that record instead of
+ * adding its own: a loop of accumulates from one buffer holds one record, not one per call.
+ * `same` indexes the live records that may be joined. */
+static hrace_map_t same = HRACE_MAP_INIT;
+
+static uint64_t op_hash(const hrace_inflight_t *o) {
+  uint64_t h = hrace_hash_combine(HRACE_HASH_SEED, (uint64_t)(uintptr_t)o->w);
+  h = hrace_hash_combine(h, ((uint64_t)(uint32_t)o->target << 32) | o->op);
+  h = hrace_hash_combine(h, ((uint64_t)(uint32_t)o->thread << 32) | o->nspan);
+  h = hrace_hash_combine(h, (uint64_t)(uintptr_t)o->site);
+  for (unsigned j = 0; j < o->nspan; j++) {
+    h = hrace_hash_combine(h, o->span[j].lo);
+    h = hrace_hash_combine(h, ((uint64_t)o->span[j].n << 1) | (o->span[j].writes != 0));
+  }
+  return h;
+}
+
+static bool op_eq(const void *val, const void *arg) {
+  const hrace_inflight_t *a = val, *b = arg;
+  if (!a->live || a->w != b->w || a->target != b->target || a->op != b->op ||
+      a->thread != b->thread || a->site != b->site || a->nspan != b->nspan ||
+      a->req != MPI_REQUEST_NULL || b->req != MPI_REQUEST_NULL)
+    return false;
+  for (unsigned j = 0; j < a->nspan; j++) {
+    const span_t *x = &a->span[j], *y = &b->span[j];
+    if (x->lo != y->lo || x->hi != y->hi || x->n != y->n || (x->writes != 0) != (y->writes != 0) ||
+        memcmp(x->r, y->r, 2 * (size_t)x->n * sizeof *x->r))
+      return false;
+  }
+  return true;
+}
 
 /* The first byte of [lo, hi) that range list s covers, via *at; 0 if none. */
 static int span_hits(const span_t *s, uintptr_t lo, uintptr_t hi, uintptr_t *at) {
@@ -278,6 +316,24 @@ void hrace__buffers_issue(const hrace_rma_call_t *c, const hrace_srcloc_t *site)
     }
     if (rs != stack) free(rs);
   }
+  if (!c->req) {
+    uint64_t h = op_hash(&n);
+    hrace_inflight_t *o = hrace_map_find(&same, h, op_eq, &n);
+    if (o) {
+      /* Checked against every operation in flight above; what it would record in the local
+       * windows' shadow and the history check are made under the record it joins. */
+      for (unsigned j = 0; j < o->nspan; j++) {
+        free(n.span[j].r);
+        into_windows(o, &o->span[j]);
+        hrace__history_check(o->span[j].r, o->span[j].n, span_aid(o, &o->span[j]),
+                             hrace__thread_view(), hrace__history_report, &o->w->cells);
+      }
+      pthread_mutex_unlock(&mu);
+      return;
+    }
+    n.indexed = 1;
+    n.hash = h;
+  }
   hrace_inflight_t *o = freelist;
   if (o) freelist = o->next;
   else if (!(o = malloc(sizeof *o))) abort();
@@ -285,6 +341,7 @@ void hrace__buffers_issue(const hrace_rma_call_t *c, const hrace_srcloc_t *site)
   o->next = live;
   if (live) live->prev = o;
   live = o;
+  if (o->indexed) hrace_map_add(&same, o->hash, o);
   region_t *added[3];
   int nadded = 0;
   for (unsigned j = 0; j < o->nspan; j++) {
@@ -341,6 +398,8 @@ static void finish(hrace_inflight_t *o, region_t **gone) {
     }
     free(s->r);
   }
+  if (o->indexed) hrace_map_remove(&same, o->hash, o);
+  o->indexed = 0;
   o->live = 0;
   o->nspan = 0;
   if (o->prev) o->prev->next = o->next;

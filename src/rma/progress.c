@@ -126,6 +126,35 @@ void hrace__ctl_reply(int to, int tag, uint32_t type, const hrace_vc_t *vc) {
 }
 #define reply hrace__ctl_reply
 
+/* Long epochs (docs/rma.md, "Long epochs"): an operation whose descriptor would equal, field
+ * for field, that of an operation of the same origin still pending here, and which cannot
+ * conflict with it (it only reads, or is atomic: then so is the other, of the same class),
+ * shares that descriptor instead of getting its own. Both are completed by the same message
+ * (complete_ops completes all of an origin's pending operations at once), so the shared
+ * descriptor says of every byte what each would have said; memory stays bounded by the
+ * number of distinct (origin thread, site, kind) per epoch, not by the number of operations.
+ * The index below finds the candidate; it holds the pending operations that may be shared. */
+static int shareable(const hrace_access_t *a) {
+  return !(a->flags & HRACE_ACC_WRITE) || (a->flags & HRACE_ACC_ATOMIC);
+}
+
+static uint64_t merge_hash(const hrace_access_t *a) {
+  uint64_t h = hrace_hash_combine(HRACE_HASH_SEED, (uint64_t)(uint32_t)a->rank);
+  h = hrace_hash_combine(h, (uint64_t)(uint32_t)a->thread);
+  h = hrace_hash_combine(h, a->exporter);
+  h = hrace_hash_combine(h, ((uint64_t)a->flags << 16 | a->op) << 32 | a->atomic_class);
+  h = hrace_hash_combine(h, (uint64_t)(uintptr_t)a->loc);
+  return hrace_hash_combine(h, (uint64_t)(uintptr_t)a->sync);
+}
+
+static bool merge_eq(const void *val, const void *arg) {
+  const hrace_access_t *a = hrace__access_get((hrace_aid_t)(uintptr_t)val), *b = arg;
+  return a->rank == b->rank && a->thread == b->thread && a->exporter == b->exporter &&
+         a->flags == b->flags && a->op == b->op && a->atomic_class == b->atomic_class &&
+         a->loc == b->loc && a->sync == b->sync &&
+         atomic_load_explicit(&a->clk, memory_order_relaxed) == HRACE_CLK_INF;
+}
+
 static void push_pending(hrace_win_t *w, int origin, hrace_aid_t aid) {
   if (w->npending == w->cappending) {
     w->cappending = w->cappending ? 2 * w->cappending : 16;
@@ -143,6 +172,8 @@ static void complete_ops(hrace_win_t *w, const hrace_msg_t *h) {
   for (unsigned i = 0; i < w->npending; i++) {
     if (w->pending[i].origin == h->origin) {
       hrace_access_t *a = hrace__access_get(w->pending[i].aid);
+      if (shareable(a))
+        hrace_map_remove(&w->merge, merge_hash(a), (void *)(uintptr_t)w->pending[i].aid);
       a->exporter = h->exporter;
       hrace__access_complete(a, h->complete);
     } else
@@ -162,7 +193,11 @@ void hrace__rma_apply(hrace_win_t *w, const hrace_msg_t *h, const uint64_t *rang
     .loc = hrace__site_intern(func, file, h->line), .sync = hrace__rma_epoch_label(h->epoch),
   };
   atomic_init(&a.clk, HRACE_CLK_INF);   /* in flight until COMPLETE / UNLOCK / DONE */
-  hrace_aid_t aid = hrace__access_new(&a);
+  int share = shareable(&a);
+  uint64_t mh = share ? merge_hash(&a) : 0;
+  hrace_aid_t aid = share ? (hrace_aid_t)(uintptr_t)hrace_map_find(&w->merge, mh, merge_eq, &a) : 0;
+  int fresh = !aid;
+  if (fresh) aid = hrace__access_new(&a);
   uint64_t base = h->disp * (uint64_t)w->disp_unit;
   int outside = 0;
   uint64_t out_lo = 0, out_hi = 0;
@@ -189,7 +224,9 @@ void hrace__rma_apply(hrace_win_t *w, const hrace_msg_t *h, const uint64_t *rang
                          func, file, h->line, (unsigned long long)out_lo,
                          (unsigned long long)out_hi, w->name, hrace__proc.rank,
                          (unsigned long long)w->size);
+  if (!fresh) return;                   /* pending already, under the shared descriptor */
   push_pending(w, h->origin, aid);
+  if (share) hrace_map_add(&w->merge, mh, (void *)(uintptr_t)aid);
 }
 
 static void on_op(hrace_win_t *w, const hrace_msg_t *h, const uint64_t *ranges,

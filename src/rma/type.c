@@ -4,16 +4,93 @@
  * touches instead of re-implementing every type constructor: pack a buffer whose bytes hold
  * their own offsets (one pass per byte of the offset) and read the offsets back from the
  * packed stream. This is exact for every constructor, nesting and resizing, and costs
- * O(extent) per call; only non-contiguous RMA operations pay it. */
+ * O(extent) per (datatype, count) pair: the result is cached on the datatype itself (MPI
+ * attribute caching, MPI-3.1 Sec. 6.7.4: MPI_Type_create_keyval + MPI_Type_set_attr, whose
+ * delete callback MPI calls when the type is freed, so a handle reused for another type never
+ * finds a stale layout), and each later operation with the same pair copies the ranges out. */
 #include "rma/type.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* The layouts cached on one datatype: one per element count it was used with, newest first,
+ * at most MAX_COUNTS (an application uses a derived type with one or a few counts). */
+typedef struct layout {
+  struct layout *next;
+  int count;
+  uint32_t n;
+  uint64_t r[];                  /* 2n: (offset, length) pairs */
+} layout_t;
+typedef struct cache {
+  layout_t *first;
+} cache_t;
+enum { MAX_COUNTS = 4 };
+
+static pthread_mutex_t cache_mu = PTHREAD_MUTEX_INITIALIZER;
+static int cache_key = MPI_KEYVAL_INVALID;
+static int cache_broken;         /* the keyval could not be made: compute every time */
+
+static void layouts_free(layout_t *l) {
+  while (l) {
+    layout_t *next = l->next;
+    free(l);
+    l = next;
+  }
+}
+
+/* MPI_Type_free of a type we cached on. No lock: the attribute is set once per type and never
+ * replaced (so MPI calls this only from MPI_Type_free), and freeing a type while another
+ * thread still passes it to an MPI call is erroneous. */
+static int cache_delete(MPI_Datatype dt, int key, void *val, void *extra) {
+  (void)dt, (void)key, (void)extra;
+  cache_t *c = val;
+  layouts_free(c->first);
+  free(c);
+  return MPI_SUCCESS;
+}
+
+/* Holds cache_mu. The attribute key, or MPI_KEYVAL_INVALID. MPI_TYPE_NULL_COPY_FN: a
+ * duplicate (MPI_Type_dup) starts with no cache and fills its own. */
+static int cache_keyval(void) {
+  if (cache_key == MPI_KEYVAL_INVALID && !cache_broken &&
+      PMPI_Type_create_keyval(MPI_TYPE_NULL_COPY_FN, cache_delete, &cache_key, NULL) !=
+          MPI_SUCCESS) {
+    cache_key = MPI_KEYVAL_INVALID;
+    cache_broken = 1;
+  }
+  return cache_key;
+}
+
+/* Holds cache_mu. dt's cache (NULL if none); *found its entry for count. */
+static cache_t *cache_get(MPI_Datatype dt, int key, int count, layout_t **found) {
+  void *val = NULL;
+  int flag = 0;
+  *found = NULL;
+  if (PMPI_Type_get_attr(dt, key, &val, &flag) != MPI_SUCCESS || !flag) return NULL;
+  cache_t *c = val;
+  for (layout_t *l = c->first; l; l = l->next)
+    if (l->count == count) {
+      *found = l;
+      break;
+    }
+  return c;
+}
+
+static uint64_t *copy_ranges(const uint64_t *r, uint32_t n) {
+  uint64_t *c = malloc((n ? 2 * (size_t)n : 1) * sizeof *c);
+  if (!c) abort();
+  memcpy(c, r, 2 * (size_t)n * sizeof *c);
+  return c;
+}
 
 static int cmp_u64(const void *a, const void *b) {
   uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
   return x < y ? -1 : x > y;
 }
+
+static int flatten(MPI_Datatype dt, int count, MPI_Aint tlb, MPI_Aint textent, MPI_Aint extent,
+                   int size, uint64_t **ranges, uint32_t *n);
 
 int hrace__type_ranges(MPI_Datatype dt, int count, uint64_t **ranges, uint32_t *n) {
   int size, rc;
@@ -32,6 +109,63 @@ int hrace__type_ranges(MPI_Datatype dt, int count, uint64_t **ranges, uint32_t *
     *n = 1;
     return MPI_SUCCESS;
   }
+  /* Only derived types carry the cache (attributes on predefined types are not portable). */
+  int ni, na, nd, combiner, key = MPI_KEYVAL_INVALID;
+  if (PMPI_Type_get_envelope(dt, &ni, &na, &nd, &combiner) == MPI_SUCCESS &&
+      combiner != MPI_COMBINER_NAMED) {
+    pthread_mutex_lock(&cache_mu);
+    key = cache_keyval();
+    if (key != MPI_KEYVAL_INVALID) {
+      layout_t *hit;
+      cache_get(dt, key, count, &hit);
+      if (hit) {
+        *ranges = copy_ranges(hit->r, hit->n);
+        *n = hit->n;
+        pthread_mutex_unlock(&cache_mu);
+        return MPI_SUCCESS;
+      }
+    }
+    pthread_mutex_unlock(&cache_mu);
+  }
+  flatten(dt, count, tlb, textent, extent, size, ranges, n);
+  if (key == MPI_KEYVAL_INVALID) return MPI_SUCCESS;
+  layout_t *l = malloc(sizeof *l + 2 * (size_t)*n * sizeof(uint64_t));
+  if (!l) abort();
+  l->count = count;
+  l->n = *n;
+  memcpy(l->r, *ranges, 2 * (size_t)*n * sizeof(uint64_t));
+  pthread_mutex_lock(&cache_mu);
+  layout_t *hit;
+  cache_t *c = cache_get(dt, key, count, &hit);
+  if (hit) {
+    free(l);                     /* another thread cached the same pair meanwhile */
+  } else if (c) {
+    /* Newest first; keep at most MAX_COUNTS. */
+    l->next = c->first;
+    c->first = l;
+    unsigned k = 1;
+    for (layout_t *p = l; p->next; p = p->next)
+      if (++k >= MAX_COUNTS) {
+        layouts_free(p->next->next);
+        p->next->next = NULL;
+        break;
+      }
+  } else {
+    l->next = NULL;
+    c = malloc(sizeof *c);
+    if (!c) abort();
+    c->first = l;
+    if (PMPI_Type_set_attr(dt, key, c) != MPI_SUCCESS) {
+      free(c);
+      free(l);
+    }
+  }
+  pthread_mutex_unlock(&cache_mu);
+  return MPI_SUCCESS;
+}
+
+static int flatten(MPI_Datatype dt, int count, MPI_Aint tlb, MPI_Aint textent, MPI_Aint extent,
+                   int size, uint64_t **ranges, uint32_t *n) {
   /* Span of the data: from the true lower bound of the first element to the true upper bound
    * of the last. */
   MPI_Aint lo = tlb + (extent < 0 ? (count - 1) * extent : 0);
@@ -50,7 +184,11 @@ int hrace__type_ranges(MPI_Datatype dt, int count, uint64_t **ranges, uint32_t *
   }
   free(src);
   free(packed);
-  qsort(off, total, sizeof *off, cmp_u64);
+  /* Most types list their bytes in increasing order (vectors, indexed blocks with sorted
+   * displacements): sort only when they do not. */
+  size_t i = 1;
+  while (i < total && off[i - 1] <= off[i]) i++;
+  if (i < total) qsort(off, total, sizeof *off, cmp_u64);
   uint64_t *r = malloc(2 * total * sizeof *r);
   if (!r) abort();
   uint32_t k = 0;

@@ -315,5 +315,6 @@ void hrace__win_unregister(hrace_win_t *w) {
   free(w->disp_units);
   free(w->waiters);
   free(w->pending);
+  hrace_map_free(&w->merge);
   free(w);
 }

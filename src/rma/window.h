@@ -15,6 +15,7 @@
 #include <pthread.h>
 #include <stdint.h>
 #include "base/compiler.h"
+#include "base/map.h"
 #include "clocks/shadow.h"
 #include "clocks/vc.h"
 
@@ -87,6 +88,8 @@ typedef struct hrace_win {
   hrace_vc_t rel_all;          /* join of all unlocks: what an exclusive lock acquires */
   hrace_pending_t *pending;
   unsigned npending, cappending;
+  hrace_map_t merge;           /* pending operations that later ones may share (progress.c,
+                                  docs/rma.md "Long epochs"): descriptor fields -> aid */
   hrace_resource_t *resources;  /* annotated synchronisation locations (annotate.c) */
 } hrace_win_t;
 
