@@ -46,22 +46,8 @@ int KERN_MAIN(int argc, char **argv)
     MPI_Win_allocate(len * sizeof(double), sizeof(double), MPI_INFO_NULL, MPI_COMM_WORLD, &u[k],
                      &win[k]);
 
-  /* Initial values depend on the global position only, so any rank count gives one problem. */
-  double lsum = 0, lmin = 1, lmax = 0;
-  for (int i = 1; i <= rows; i++) {
-    uint64_t s = (uint64_t)(rank * rows + i - 1) * 7919u + 17;
-    for (int j = 0; j < n; j++) {
-      double v = kern_unit(&s);
-      u[0][(size_t)i * n + j] = v;
-      lsum += v;
-      lmin = v < lmin ? v : lmin;
-      lmax = v > lmax ? v : lmax;
-    }
-  }
   double sum0, min0, max0;
-  MPI_Allreduce(&lsum, &sum0, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
-  MPI_Allreduce(&lmin, &min0, 1, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD);
-  MPI_Allreduce(&lmax, &max0, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  kern_grid_init(u[0], rank, rows, n, &sum0, &min0, &max0);
 
   MPI_Group world, nbrs;
   MPI_Comm_group(MPI_COMM_WORLD, &world);
@@ -108,7 +94,7 @@ int KERN_MAIN(int argc, char **argv)
   if (variant == LOCKALL)
     for (int k = 0; k < 2; k++) MPI_Win_unlock_all(win[k]);
 
-  lsum = 0;
+  double lsum = 0;
   int ok = 1;
   for (int i = 1; i <= rows; i++)
     for (int j = 0; j < n; j++) {
