@@ -152,7 +152,7 @@ void hrace__ec_world_end(hrace_ec_proc_t *p, uint32_t m) { hrace__ec_know(&p->cl
  * dense 2  per exporter a little-endian 32-bit word: 0 if absent, else (n << 2 | t) + 1; only
  *          when every such word fits and no t is 3 */
 
-static size_t put_varint(uint8_t *buf, uint64_t v) {
+static inline size_t put_varint(uint8_t *buf, uint64_t v) {
   size_t n = 0;
   do {
     uint8_t b = v & 0x7f;
@@ -164,10 +164,8 @@ static size_t put_varint(uint8_t *buf, uint64_t v) {
   return n;
 }
 
-static size_t varint_len(uint64_t v) {
-  size_t n = 1;
-  while (v >>= 7) n++;
-  return n;
+static inline size_t varint_len(uint64_t v) {
+  return (size_t)(64 - __builtin_clzll(v | 1) + 6) / 7;
 }
 
 static bool get_varint(const uint8_t **p, const uint8_t *end, uint64_t *v) {
@@ -185,7 +183,7 @@ static bool get_varint(const uint8_t **p, const uint8_t *end, uint64_t *v) {
 }
 
 /* The value's first varint and, for t == 3, the second. */
-static uint64_t code_of(const hrace_ec_ent_t *e, uint32_t k, uint64_t *extra) {
+static inline uint64_t code_of(const hrace_ec_ent_t *e, uint32_t k, uint64_t *extra) {
   uint32_t t;
   if (e->g == k) t = 0;
   else if (e->g == k + 1 && e->g != HRACE_EC_G_NEVER) t = 1;
@@ -194,12 +192,7 @@ static uint64_t code_of(const hrace_ec_ent_t *e, uint32_t k, uint64_t *extra) {
   return (uint64_t)e->n << 2 | t;
 }
 
-static size_t value_len(const hrace_ec_ent_t *e, uint32_t k, uint64_t plus) {
-  uint64_t extra = 0, c = code_of(e, k, &extra);
-  return varint_len(c + plus) + ((c & 3) == 3 ? varint_len(extra) : 0);
-}
-
-static size_t put_value(uint8_t *buf, const hrace_ec_ent_t *e, uint32_t k, uint64_t plus) {
+static inline size_t put_value(uint8_t *buf, const hrace_ec_ent_t *e, uint32_t k, uint64_t plus) {
   uint64_t extra = 0, c = code_of(e, k, &extra);
   size_t n = put_varint(buf, c + plus);
   if ((c & 3) == 3) n += put_varint(buf ? buf + n : NULL, extra);
@@ -225,10 +218,11 @@ size_t hrace__ec_encode(const hrace_ec_t *c, uint32_t kmin, uint32_t base, uint3
   for (uint32_t i = 0; i < c->len; i++) {
     const hrace_ec_ent_t *e = &c->e[i];
     if (e->g < k) continue;
-    sparse += cnt ? varint_len(e->x - prev - 1) : varint_len(zigzag((int64_t)e->x - base));
-    sparse += value_len(e, k, 0);
-    dvar += value_len(e, k, 1);
     uint64_t extra = 0, code = code_of(e, k, &extra);
+    size_t lx = (code & 3) == 3 ? varint_len(extra) : 0;
+    sparse += (cnt ? varint_len(e->x - prev - 1) : varint_len(zigzag((int64_t)e->x - base))) +
+              varint_len(code) + lx;
+    dvar += varint_len(code + 1) + lx;
     if ((code & 3) == 3 || code + 1 > UINT32_MAX) fixed_ok = false;
     prev = e->x;
     cnt++;
@@ -317,6 +311,7 @@ bool hrace__ec_decode(hrace_ec_t *out, const uint8_t *buf, size_t len, uint32_t 
       out->len++;
     }
   } else {
+    reserve(out, nexp);
     for (uint32_t x = 0; x < nexp; x++) {
       uint64_t c;
       if (form == 1) {
@@ -330,7 +325,6 @@ bool hrace__ec_decode(hrace_ec_t *out, const uint8_t *buf, size_t len, uint32_t 
       if (!c) continue;
       hrace_ec_ent_t e = { .x = x };
       if (!get_value(&p, end, c - 1, k, &e)) goto bad;
-      reserve(out, out->len + 1);
       out->e[out->len++] = e;
     }
   }
