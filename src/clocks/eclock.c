@@ -302,9 +302,9 @@ bool hrace__ec_decode(hrace_ec_t *out, const uint8_t *buf, size_t len, uint32_t 
     int64_t x = -1;
     for (uint64_t i = 0; i < cnt; i++) {
       uint64_t gap, c;
-      if (!get_varint(&p, end, &gap)) goto bad;
+      if (!get_varint(&p, end, &gap) || gap >> 34) goto bad;   /* no exporter is that far */
       x = i ? x + 1 + (int64_t)gap : (int64_t)base + unzigzag(gap);
-      if (x < 0 || x >= nexp || (i && gap >= nexp)) goto bad;
+      if (x < 0 || x >= nexp) goto bad;
       hrace_ec_ent_t *e = &out->e[out->len];
       e->x = (uint32_t)x;
       if (!get_varint(&p, end, &c) || !get_value(&p, end, c, k, e)) goto bad;
