@@ -13,6 +13,9 @@
  *   stencil2d-ar100   the same, MPI_Allreduce every 100 iterations (runs 100 iterations)
  *   stencil3d-ar1     3-D 7-point, MPI_Allreduce every iteration
  *   stencil3d-ar100   3-D, MPI_Allreduce every 100 iterations (runs 100 iterations)
+ *   stencil2d-row     2-D, an MPI_Allreduce on each row's communicator every iteration and on
+ *                     the world every 10 (sub-communicator collectives have no k of their
+ *                     own: what they carry and spread)
  *   lockall-halo      bench/kernels/stencil.c lockall: 1-D ring, one lock_all epoch for the
  *                     run, puts + flush (no clock traffic) then a zero-byte message to each
  *                     neighbour; no collective until the end
@@ -67,6 +70,7 @@ typedef struct {
   uint64_t msgs, bytes, maxb; /* over the sizes noted (every message, or the samples of -s) */
   uint64_t sent, ents;      /* messages of the simulated job, clock entries they carried */
   uint64_t colls, cbytes;   /* world collective contributions (per member) */
+  uint64_t gcolls, gbytes;  /* sub-communicator collective contributions (per member) */
   uint64_t events;          /* messages sent + collective member operations */
   uint64_t tev;             /* the events that were timed (-s: rank 0's only) */
   double secs, excl;        /* time of the events; time not to count (symmetry bookkeeping) */
@@ -212,6 +216,28 @@ static void job_world(job_t *j) {
   hrace__ec_free(&extra);
 }
 
+/* A blocking collective on a sub-communicator (an allreduce on a row of the grid): each member
+ * contributes its whole clock (no k of the group: docs/design.md, "Clocks at scale"), the start
+ * is a signal, and every member joins every contribution. */
+static void job_group(job_t *j, const uint32_t *mem, uint32_t s) {
+  hrace_ec_t acc;
+  hrace__ec_init(&acc);
+  for (uint32_t i = 0; i < s; i++) {
+    const hrace_ec_t *c = &j->r[mem[i]].clk;
+    size_t need = hrace__ec_encode_max(j->P, c->len);
+    if (need > j->bufcap) j->bufcap = need * 2, j->buf = realloc(j->buf, j->bufcap);
+    size_t n = hrace__ec_encode(c, 0, mem[i], j->P, j->buf);
+    j->st->gcolls++;
+    j->st->gbytes += n;
+    j->st->events++;
+    if (!hrace__ec_decode(&j->scratch, j->buf, n, mem[i], j->P)) abort();
+    hrace__ec_join(&acc, &j->scratch);
+    hrace__ec_tick(&j->r[mem[i]]);
+  }
+  for (uint32_t i = 0; i < s; i++) hrace__ec_join(&j->r[mem[i]].clk, &acc);
+  hrace__ec_free(&acc);
+}
+
 static int over_budget(job_t *j) {
   double t0 = now();
   int r = job_mem(j) > j->budget;
@@ -257,8 +283,9 @@ static uint32_t neighbour(const grid_t *g, uint32_t r, int dim, int dir) {
 
 /* A halo exchange one dimension at a time, an MPI_Allreduce every ar iterations (0: only at
  * the end). */
-static void run_grid(job_t *j, int nd, int iters, int ar) {
+static void run_grid(job_t *j, int nd, int iters, int ar, int row) {
   grid_t g = make_grid(j->P, nd);
+  uint32_t *mem = malloc(g.d[0] * sizeof *mem);
   for (int it = 1; it <= iters; it++) {
     for (int dim = 0; dim < nd; dim++) {
       if (g.d[dim] == 1) continue;
@@ -268,13 +295,20 @@ static void run_grid(job_t *j, int nd, int iters, int ar) {
       }
       job_deliver(j);
     }
+    if (row)                                   /* an allreduce on every row communicator */
+      for (uint32_t r0 = 0; r0 < j->P; r0 += g.d[0]) {
+        for (uint32_t i = 0; i < g.d[0]; i++) mem[i] = r0 + i;
+        job_group(j, mem, g.d[0]);
+      }
     if (ar && it % ar == 0) job_world(j);
     sample_mem(j, 0);
     if (over_budget(j)) {
       j->st->stopped = it;
+      free(mem);
       return;
     }
   }
+  free(mem);
   if (!ar) job_world(j);
 }
 
@@ -493,10 +527,12 @@ static double full_ns_per_msg(uint32_t P) {
 
 /* ---- main ---- */
 static const char *patterns[] = { "stencil2d-ar1", "stencil2d-ar100", "stencil3d-ar1",
-                                  "stencil3d-ar100", "lockall-halo", "alltoall",
+                                  "stencil3d-ar100", "stencil2d-row", "lockall-halo", "alltoall",
                                   "master-worker", "random-ar1", "random-none" };
 
-static int is_grid(const char *p) { return !strncmp(p, "stencil", 7) || !strcmp(p, "lockall-halo"); }
+static int is_grid(const char *p) {
+  return (!strncmp(p, "stencil", 7) && strcmp(p, "stencil2d-row")) || !strcmp(p, "lockall-halo");
+}
 
 static void grid_params(const char *p, int iters, int *nd, int *it, int *ar) {
   *nd = p[7] == '3' ? 3 : p[7] == '2' ? 2 : 1;
@@ -521,7 +557,9 @@ static int simulate(const char *p, uint32_t P, int iters, size_t budget, int sym
   if (is_grid(p)) {
     int nd, it, ar;
     grid_params(p, iters, &nd, &it, &ar);
-    run_grid(&j, nd, it, ar);
+    run_grid(&j, nd, it, ar, 0);
+  } else if (!strcmp(p, "stencil2d-row")) {
+    run_grid(&j, 2, iters, 10, 1);
   } else if (!strcmp(p, "alltoall")) {
     run_alltoall(&j, iters);
   } else if (!strcmp(p, "master-worker")) {
@@ -620,6 +658,9 @@ int main(int argc, char **argv) {
       char note[96] = "";
       if (full_ns >= 0) ns = full_ns;
       else if (use_sym) snprintf(note, sizeof note, "time: rank 0 of -s; ");
+      if (st.gcolls)
+        snprintf(note + strlen(note), sizeof note - strlen(note), "row allreduce: %.1f B/member; ",
+                 (double)st.gbytes / st.gcolls);
       if (st.stopped)
         snprintf(note + strlen(note), sizeof note - strlen(note), "budget: stopped after %d %s", st.stopped,
                  strcmp(p, "master-worker") ? "iterations" : "results");
@@ -629,7 +670,7 @@ int main(int argc, char **argv) {
         snprintf(fcb, sizeof fcb, "%u", 4 * P);
       }
       char nsb[32] = "-";   /* a bracketed phase of small clocks costs less than the timer */
-      if (ns > 4 * timer_cost * 1e9) snprintf(nsb, sizeof nsb, "%.0f", ns);
+      if (!use_sym || full_ns >= 0 || ns > 4 * timer_cost * 1e9) snprintf(nsb, sizeof nsb, "%.0f", ns);
       printf("| %s | %u | %s | %llu | %.1f | %llu | %llu | %u | %s | %s | %s | %s | %s | %s | %.0f | %s |\n",
              p, P, use_sym ? "sym" : "all", (unsigned long long)st.sent,
              st.msgs ? (double)st.bytes / st.msgs : 0.0, (unsigned long long)(st.msgs ? p99(&st) : 0),
