@@ -10,7 +10,9 @@
  * lexicographically is x's program order. An exporter that does not take part in every world
  * collective (a second MPI-calling thread of a rank, say) is of class HRACE_EC_NEVER: its g
  * is HRACE_EC_G_NEVER for ever, so no world collective covers its events and they travel as
- * sparse entries.
+ * sparse entries. The class is fixed at the exporter's start: an exporter that misses a world
+ * collective after stamping events with a finite g would have them covered wrongly
+ * (docs/design.md, "Clocks at scale", on slot 0).
  *
  * A clock (k, S) stands for the full vector clock V with
  *     V[x] = max( x's last event with g < k ,  S[x] )
