@@ -45,7 +45,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 
   hrace_options_t o, before;
   memset(&o, 0x5a, sizeof o);
-  before = o;
+  memcpy(&before, &o, sizeof o);          /* padding too: compared with memcmp below */
   bool good = hrace__options_parse(spec, &o, err, errlen);
   if (err[errlen] != 'X') fail("wrote past the error buffer", spec, NULL);
   if (!good) {

@@ -107,7 +107,8 @@ def main():
             os.unlink(os.path.join(work, old))
     run = [exe, f"-seed={seed}", f"-max_total_time={seconds}", "-timeout=10",
            "-rss_limit_mb=2048", "-print_final_stats=1", f"-artifact_prefix={work}/"] + fuzz_flags + [corpus, seeds]
-    p = subprocess.run(run, capture_output=True, text=True, errors="replace", cwd=work)
+    p = subprocess.run(run, capture_output=True, text=True, errors="replace", cwd=work,
+                       stdin=subprocess.DEVNULL)
     out = p.stdout + p.stderr
     stats = [l for l in out.splitlines() if l.startswith(("stat::number_of_executed_units",
                                                            "stat::new_units_added"))]
