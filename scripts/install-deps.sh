@@ -6,14 +6,15 @@
 # needs: clang-16 (its instrumentation emits the __tsan_mem* family clang 14 does not),
 # MPICH (a second libhrace is built and tested against it; Open MPI keeps the mpicc / mpirun
 # alternatives), python3's jsonschema (validates SARIF) and chromium (tests/tools/test_html.py
-# loads `hrace --html` pages in it, headless). Idempotent; a no-op when all is there.
+# loads `hrace --html` pages in it, headless) and clang 14's libFuzzer runtime, libclang-rt-14-dev
+# (tests/fuzz). Idempotent; a no-op when all is there.
 # Runs apt-get as root, or through sudo when not root.
 set -euo pipefail
 
 packages=(openmpi-bin libopenmpi-dev libomp-14-dev libelf-dev libdw-dev clang llvm-14-dev pkg-config make)
 testing=0
 case "${1:-}" in
-  --test) testing=1; packages+=(clang-16 mpich libmpich-dev chromium) ;;
+  --test) testing=1; packages+=(clang-16 mpich libmpich-dev chromium libclang-rt-14-dev) ;;
   "") ;;
   *) echo "install-deps: unknown option '$1' (usage: install-deps.sh [--test])" >&2; exit 2 ;;
 esac

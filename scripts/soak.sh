@@ -2,8 +2,9 @@
 # scripts/soak.sh N [BUILD_DIR] [-- CTEST ARGS...]: run the suite N times (CTest, -j2 unless the
 # arguments say otherwise) and list every test whose verdict ever changed. A verdict must not
 # depend on timing (hrace judges by happens-before), so any flip is a bug, of hrace or of the
-# test. Exits 1 when a test flipped, 0 when all N runs agreed (tests that failed in every run
-# are listed too, apart). Example: scripts/soak.sh 10;  scripts/soak.sh 5 build -- -L e2e
+# test. Exits 1 when a test flipped or failed in every run, 0 when all N runs agreed (tests
+# skipped in every run, for want of an optional package, are listed apart and do not count).
+# Example: scripts/soak.sh 10;  scripts/soak.sh 5 build -- -L e2e
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -33,12 +34,18 @@ for i in range(1, runs + 1):
     for m in line.finditer(open(os.path.join(logs, f"run-{i}.log"), errors="replace").read()):
         verdicts.setdefault(m.group(1), {})[i] = m.group(2)
 flipped = {t: v for t, v in verdicts.items() if len(set(v.values())) > 1}
-always = sorted(t for t, v in verdicts.items() if set(v.values()) != {"Passed"} and t not in flipped)
+# A test skipped in every run (an optional package is missing: exit 77, CTest's "Skipped")
+# did not fail; it is counted apart. Skipped in some runs only is a change like any other.
+skipped = sorted(t for t, v in verdicts.items() if set(v.values()) == {"Skipped"})
+always = sorted(t for t, v in verdicts.items()
+                if set(v.values()) - {"Passed", "Skipped"} and t not in flipped)
 print(f"soak: {len(verdicts)} tests, {runs} runs: {len(flipped)} changed their verdict, "
-      f"{len(always)} failed in every run")
+      f"{len(always)} failed in every run, {len(skipped)} skipped in every run")
 for t in sorted(flipped):
     print(f"  changed: {t}: " + " ".join(f"{i}:{flipped[t].get(i, '-')}" for i in range(1, runs + 1)))
 for t in always:
     print(f"  always failing: {t}")
+for t in skipped:
+    print(f"  always skipped: {t}")
 sys.exit(1 if flipped or always else 0)
 PY

@@ -226,7 +226,7 @@ unsigned hrace__symbolize_frames(uintptr_t ret, hrace_frame_t *out, unsigned max
   sym_entry_t scratch;
   const sym_entry_t *e = entry(ret, &scratch);
   unsigned n = e->n < max ? e->n : max;
-  memcpy(out, e->frames, n * sizeof *out);
+  if (n) memcpy(out, e->frames, n * sizeof *out);   /* frames is NULL when nothing resolved */
   if (e == &scratch) free(scratch.frames);
   pthread_mutex_unlock(&sym_lock);
   return n;

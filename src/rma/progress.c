@@ -276,7 +276,7 @@ static void on_unlock(hrace_win_t *w, const hrace_msg_t *h, const hrace_clk_t *v
     grant(w, w->waiters[k].origin, w->waiters[k].reply_tag, (uint32_t)w->waiters[k].type);
     k++;
   }
-  memmove(w->waiters, w->waiters + k, (w->nwaiters - k) * sizeof *w->waiters);
+  if (k) memmove(w->waiters, w->waiters + k, (w->nwaiters - k) * sizeof *w->waiters);   /* NULL: none yet */
   w->nwaiters -= k;
 }
 
@@ -347,11 +347,25 @@ static int handle_ctl(void *buf, int n, int source) {
   return 1;
 }
 
-/* One request from the channel (core/chan.h). Returns 0 to stop. */
+/* One request from the channel (core/chan.h). Returns 0 to stop. Requests lie back to back
+ * in the channel's buffer, at any byte offset, and hrace__msg_unpack reads the header and the
+ * arrays after it in place: a request not aligned for them is first copied into a scratch
+ * buffer that is (only this thread runs handle, never nested). */
 static int handle(void *buf, size_t bytes, int source, int32_t tag) {
+  static void *scratch;
+  static size_t scratch_cap;
   if (tag == HRACE_CHAN_SYNCQ) {
     hrace__ssend_on_query(buf, bytes, source);
     return 1;
+  }
+  if ((uintptr_t)buf % _Alignof(hrace_msg_t)) {
+    if (bytes > scratch_cap) {
+      free(scratch);
+      scratch_cap = bytes > 2 * scratch_cap ? bytes : 2 * scratch_cap;
+      scratch = malloc(scratch_cap);
+      if (!scratch) abort();
+    }
+    buf = memcpy(scratch, buf, bytes);
   }
   hrace__win_lock();
   int go = handle_ctl(buf, (int)bytes, source);
