@@ -21,7 +21,14 @@
 #include "mpi/posted.h"
 #include "mpi/reqtab.h"
 
+void hrace__rs_buffers(hrace_rs_t *s, const void *buf, int count, MPI_Datatype type, int writes) {
+  hrace__rs_buffers_done(s);
+  hrace_nbbuf_t b = { buf, count, type, writes };
+  s->nbbuf = hrace__nb_track(&b, 1, s->fn, s->pc);
+}
+
 void hrace__rs_complete(hrace_rs_t *s, MPI_Status *st, int active) {
+  hrace__rs_buffers_done(s);
   switch (s->kind) {
   case HRACE_RS_SEND:
     if (!s->started) return;
@@ -165,6 +172,7 @@ int hrace__h_get_status(MPI_Request req, int *flag, MPI_Status *status, int acti
   int rc = PMPI_Request_get_status(req, flag, st);
   if (rc != MPI_SUCCESS || !*flag) return rc;
   hrace_rs_t *s = hrace__rs_get(req);
+  if (s) hrace__rs_buffers_done(s);
   if (s && s->kind == HRACE_RS_RECV && s->started) {
     hrace__p2p_recv_complete(s, st, active);   /* sets done: the later Wait only frees */
   } else if (s && s->kind == HRACE_RS_SEND && s->started && !s->done && s->mode == HRACE_MODE_S &&
@@ -192,6 +200,7 @@ static void started(MPI_Request r, int rc, int active) {
   }
   s->started = 1;
   s->done = 0;
+  if (active && s->active) hrace__rs_buffers(s, s->buf, s->count, s->type, s->kind == HRACE_RS_RECV);
   if (s->kind == HRACE_RS_SEND && active) hrace__signal_done(s->fn);
 }
 

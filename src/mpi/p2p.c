@@ -361,6 +361,7 @@ static int do_send(hrace_p2p_t *a) {
     return rc;
   }
   s->started = !s->persistent;
+  if (a->active && !s->persistent) hrace__rs_buffers(s, a->buf, a->count, a->type, 0);
   hrace__rs_put(*a->req, s);
   if (a->active && !s->persistent) hrace__signal_done(a->fn);
   return rc;
@@ -521,6 +522,7 @@ static int do_recv(hrace_p2p_t *a) {
     return rc;
   }
   s->started = !s->persistent;
+  if (a->active && !s->persistent) hrace__rs_buffers(s, a->buf, a->count, a->type, 1);
   hrace__rs_put(*a->req, s);
   return rc;
 }

@@ -65,6 +65,7 @@ hrace_rs_t *hrace__rs_new(int kind) {
   s->watch = NULL;
   s->watch_arg = NULL;
   s->watch_req = MPI_REQUEST_NULL;
+  s->nbbuf = NULL;
   return s;
 }
 
@@ -96,6 +97,7 @@ hrace_rs_t *hrace__rs_take(MPI_Request r) {
 
 void hrace__rs_free(hrace_rs_t *s) {
   if (!s) return;
+  hrace__rs_buffers_done(s);
   if (s->ftype != MPI_DATATYPE_NULL) PMPI_Type_free(&s->ftype);
   if (s->frame != s->inl) free(s->frame);
   if (s->cbuf) free(s->cbuf);
