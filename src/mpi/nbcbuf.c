@@ -1,7 +1,8 @@
 /* The buffers of non-blocking collectives (request.h, "Buffers of non-blocking calls"): which
  * bytes each call reads and writes in this process, tracked from the call to its request's
- * completion. MPI-3.1 Sec. 5.12: "the user must not modify the send buffer, access the
- * receive buffer, ... until the operation completes". The generated wrapper calls
+ * completion. MPI-3.1 Sec. 5.12: "all associated send buffers ... should not be modified, and
+ * all associated receive buffers should not be accessed, until the collective operation
+ * completes". The generated wrapper calls
  * hrace__nbc_<Name> (the call's own parameters, then the caller's code address) after a
  * successful real call on a communicator hrace knows; the request state the exchange made
  * (coll.c, kind COLL) carries the handle.

@@ -21,6 +21,7 @@
 
 #include "base/log.h"
 #include "core/poll.h"
+#include "mpi/argcheck.h"
 #include "mpi/frame.h"
 #include "mpi/handlers.h"
 #include "mpi/msgrace.h"
@@ -584,7 +585,22 @@ static int do_probe(hrace_p2p_t *a) {
   return rc;
 }
 
+/* A NULL buffer with a count, or a datatype never committed (argcheck.h): diagnosed with the
+ * caller's line, then the call goes to MPI unframed, as it came. A named type seen before
+ * with a buffer costs one cache look-up. */
+static int bad_args(const hrace_p2p_t *a) {
+  if (!a->active || a->count <= 0 || a->type == MPI_DATATYPE_NULL) return 0;
+  if (a->buf) {
+    const struct tcache *e = &tcache[tslot(a->type)];
+    if (e->t == a->type && e->named) return 0;
+  }
+  return hrace__check_buffer(a->fn, "buffer", a->buf, a->count, a->type, a->pc) != 0;
+}
+
 int hrace__p2p(hrace_p2p_t *a) {
+  if (a->kind != HRACE_P2P_PROBE && a->kind != HRACE_P2P_IPROBE && a->kind != HRACE_P2P_MPROBE &&
+      a->kind != HRACE_P2P_IMPROBE && HRACE_UNLIKELY(bad_args(a)))
+    return raw(a);
   switch (a->kind) {
   case HRACE_P2P_SEND: case HRACE_P2P_ISEND: case HRACE_P2P_SEND_INIT: return do_send(a);
   case HRACE_P2P_PROBE: case HRACE_P2P_IPROBE: case HRACE_P2P_MPROBE: case HRACE_P2P_IMPROBE:

@@ -550,16 +550,25 @@ void hrace__buffers_complete(hrace_win_t *w, int target) {
 
 void hrace__buffers_window_gone(hrace_win_t *w) { hrace__buffers_complete(w, -1); }
 
-/* MPI_Wait / MPI_Test completed a request-based operation's request: local completion only
- * (MPI-3.1 Sec. 11.3.5); the target side stays in flight until a flush, unlock, ... The watch
+/* MPI_Wait / MPI_Test completed a request-based operation's request: local completion
+ * (MPI-3.1 Sec. 11.3.5). For MPI_Rget it is remote completion too: the request completes when
+ * the data is in the origin buffer, i.e. when it has been read at the target (docs/rma.md,
+ * "Request-based operations"), so the target's record gets its epoch here, as at a flush to
+ * that target. The others' target side stays in flight until a flush, unlock, ... The watch
  * may fire after a flush completed the operation already: the request then matches no live
- * operation (handles are not reused before MPI returns them completed). */
+ * operation (handles are not reused before MPI returns them completed). A freed request
+ * (status NULL: MPI_Request_free) completes nothing remotely: nobody knows when it ends. */
 static void on_request_done(void *arg, MPI_Request req, const MPI_Status *status) {
-  (void)status;
   hrace_inflight_t *o = arg;
   region_t *gone = NULL;
+  hrace_win_t *w = NULL;
+  int target = -1;
   pthread_mutex_lock(&mu);
-  if (o->live && o->req == req) finish(o, &gone);
+  if (o->live && o->req == req) {
+    if (o->op == HRACE_OP_RGET && status) w = o->w, target = o->target;
+    finish(o, &gone);
+  }
   pthread_mutex_unlock(&mu);
   untrack(gone);
+  if (w) hrace__rma_complete_remote(w, target);
 }
