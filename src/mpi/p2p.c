@@ -309,7 +309,9 @@ HOT wire_t frame_send(hrace_p2p_t *a, const hrace_comm_t *rec, const tinfo_t *ti
                       int sync, uint32_t id, int fill) {
   int H = hrace__hdr_bytes;
   wire_t w;
-  if (H + ti->bytes <= HRACE_FRAME_SMALL) {
+  /* MPI_BOTTOM (NULL) with absolute addresses goes by the struct type: MPICH's MPI_Pack
+   * refuses a NULL input buffer. */
+  if (H + ti->bytes <= HRACE_FRAME_SMALL && a->buf) {
     char *f = s ? (s->frame ? s->frame : hrace__rs_frame(s, H + ti->bytes + 1)) : scratch_buf();
     if (!f) abort();
     int bytes = H + (int)ti->bytes;
@@ -387,7 +389,7 @@ void hrace__p2p_start_send(hrace_rs_t *s, int active) {
 
 HOT wire_t frame_recv(void *buf, int count, MPI_Datatype t, const tinfo_t *ti, hrace_rs_t *s) {
   int H = hrace__hdr_bytes;
-  if (H + ti->bytes <= HRACE_FRAME_SMALL) {
+  if (H + ti->bytes <= HRACE_FRAME_SMALL && buf) {   /* MPI_BOTTOM: as in frame_send */
     char *f = s ? hrace__rs_frame(s, H + ti->bytes + 1) : scratch_buf();
     if (!f) abort();
     return (wire_t){ f, H + (int)ti->bytes, MPI_PACKED };
