@@ -25,6 +25,7 @@
 #include "rma/buffers.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -59,11 +60,22 @@ struct region {
   int what;                    /* HRACE_BUF_OP (buffers.h) */
   int live;
   int gone;                    /* emptied, waiting to leave the filter (untrack) */
+  _Atomic unsigned busy;       /* spans in flight: 0 for an idle region (read without mu) */
+  int idle;                    /* emptied, still tracked, on the idle list (below) */
   uintptr_t lo, hi;
   span_t *spans;
   unsigned nwriters;           /* spans that write */
   region_t *prev, *next;       /* live regions, or the free list */
+  region_t *iprev, *inext;     /* the idle list, most recently emptied first */
 };
+
+/* Idle regions. A program posts the same buffers again and again (a halo exchange's Irecv /
+ * Isend, a loop of gets into one buffer): an emptied region stays in the filter for a while,
+ * so that the next operation on the same hull reuses it instead of adding and removing a
+ * filter range each time (two filter updates and their locks were most of an Irecv's cost).
+ * An access to an idle region returns after one atomic load (busy == 0). At most IDLE_MAX
+ * stay; the least recently emptied one leaves the filter first. */
+enum { IDLE_MAX = 32 };
 
 typedef struct hrace_inflight {
   int live;
@@ -87,6 +99,19 @@ typedef struct hrace_inflight {
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static hrace_inflight_t *live, *freelist;
 static region_t *regions, *free_regions;
+static region_t *idle_head, *idle_tail;
+static unsigned nidle;
+
+/* Caller holds mu. */
+static void idle_unlink(region_t *g) {
+  if (g->iprev) g->iprev->inext = g->inext;
+  else idle_head = g->inext;
+  if (g->inext) g->inext->iprev = g->iprev;
+  else idle_tail = g->iprev;
+  g->iprev = g->inext = NULL;
+  g->idle = 0;
+  nidle--;
+}
 
 /* Long epochs (docs/rma.md, "Long epochs"): an operation equal to one still in flight (same
  * window, target, call, thread and site, the same buffers byte for byte, neither with a
@@ -188,6 +213,7 @@ static void buffer_access(void *owner, uintptr_t addr, uintptr_t len, uint16_t f
     return;
   }
   region_t *g = owner;
+  if (!atomic_load_explicit(&g->busy, memory_order_acquire)) return;   /* idle */
   pthread_mutex_lock(&mu);
   if (g->live && ((flags & HRACE_ACC_WRITE) || g->nwriters)) {   /* else: everyone reads */
     hrace_report_side_t now;
@@ -291,7 +317,10 @@ static region_t *region_of(uintptr_t lo, uintptr_t hi, int *created) {
     if (g && g->lo == lo && g->hi == hi) found = g;
   }
   if (rs != stack) free(rs);
-  if (found) return found;
+  if (found) {
+    if (found->idle) idle_unlink(found);
+    return found;
+  }
   region_t *g = free_regions;
   if (g) free_regions = g->next;
   else if (!(g = calloc(1, sizeof *g))) abort();
@@ -367,6 +396,7 @@ static hrace_inflight_t *issue(hrace_inflight_t *n, int joinable) {
     if (s->rnext) s->rnext->rprev = s;
     s->reg->spans = s;
     s->reg->nwriters += s->writes != 0;
+    atomic_fetch_add_explicit(&s->reg->busy, 1, memory_order_release);
     if (created) added[nadded++] = s->reg;
     if (o->w) into_windows(o, s);
   }
@@ -421,6 +451,12 @@ static int pieces_span(const hrace_nbbuf_t *b, int n, int writes, span_t *s) {
     uint32_t m;
     if ((b[i].writes != 0) != writes || b[i].count <= 0 || !b[i].addr) continue;
     if (hrace__type_ranges(b[i].dt, b[i].count, &r, &m) != MPI_SUCCESS || !m) continue;
+    if (!all) {   /* the first piece: its own array (a single piece needs no copy) */
+      for (uint32_t j = 0; j < m; j++) r[2 * j] += (uint64_t)(uintptr_t)b[i].addr;
+      all = r;
+      k = cap = m;
+      continue;
+    }
     if (k + m > cap) {
       cap = 2 * (k + m);
       if (!(all = realloc(all, 2 * cap * sizeof *all))) abort();
@@ -493,15 +529,27 @@ static void finish(hrace_inflight_t *o, region_t **gone) {
     else g->spans = s->rnext;
     if (s->rnext) s->rnext->rprev = s->rprev;
     g->nwriters -= s->writes != 0;
+    atomic_fetch_sub_explicit(&g->busy, 1, memory_order_release);
     if (!g->spans) {
-      g->live = 0;
-      g->gone = 1;
-      if (g->prev) g->prev->next = g->next;
-      else regions = g->next;
-      if (g->next) g->next->prev = g->prev;
-      g->prev = NULL;
-      g->next = *gone;
-      *gone = g;
+      /* Idle (see IDLE_MAX): the most recently emptied first; the oldest leaves. */
+      g->idle = 1;
+      g->iprev = NULL;
+      g->inext = idle_head;
+      if (idle_head) idle_head->iprev = g;
+      else idle_tail = g;
+      idle_head = g;
+      if (++nidle > IDLE_MAX) {
+        g = idle_tail;
+        idle_unlink(g);
+        g->live = 0;
+        g->gone = 1;
+        if (g->prev) g->prev->next = g->next;
+        else regions = g->next;
+        if (g->next) g->next->prev = g->prev;
+        g->prev = NULL;
+        g->next = *gone;
+        *gone = g;
+      }
     }
     free(s->r);
   }
