@@ -71,9 +71,12 @@ hrace_rs_t *hrace__rs_new(int kind) {
 
 void hrace__rs_put(MPI_Request r, hrace_rs_t *s) {
   bool multi = lock();
-  /* One probe (hrace_map_put); a state already there is stale: MPI reused the handle. */
-  if (!hrace_map_put(&tab, HRACE_HASH_KEY(r), s)) live_add(1);
+  /* One probe (hrace_map_put); a state already there is stale: MPI reused the handle, so its
+   * request has completed, and its buffers are the application's again. */
+  hrace_rs_t *stale = hrace_map_put(&tab, HRACE_HASH_KEY(r), s);
+  if (!stale) live_add(1);
   unlock(multi);
+  if (stale && stale != s) hrace__rs_buffers_done(stale);
 }
 
 int hrace__rs_any(void) { return atomic_load_explicit(&live, memory_order_relaxed) != 0; }
