@@ -8,11 +8,24 @@
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static MPI_Comm quiet = MPI_COMM_NULL;   /* a duplicate of MPI_COMM_SELF whose errors return */
 
+/* Named (predefined) types seen by this thread: their handles denote them for the whole run
+ * (a derived type's handle may come back as another type once freed, so those are not
+ * cached). Spares the envelope query on every RMA operation and message. */
+#define NAMED_CACHE 4
+static __thread MPI_Datatype named[NAMED_CACHE];
+static __thread unsigned named_next;   /* entries filled: min(named_next, NAMED_CACHE) */
+
 int hrace__type_committed(MPI_Datatype dt) {
   int ni, na, nd, comb;
   if (dt == MPI_DATATYPE_NULL) return 0;
+  for (unsigned i = 0; i < NAMED_CACHE && i < named_next; i++)
+    if (named[i] == dt) return 1;
   if (PMPI_Type_get_envelope(dt, &ni, &na, &nd, &comb) != MPI_SUCCESS) return 0;
-  if (comb == MPI_COMBINER_NAMED) return 1;
+  if (comb == MPI_COMBINER_NAMED) {
+    named[named_next % NAMED_CACHE] = dt;
+    if (++named_next >= 2 * NAMED_CACHE) named_next = NAMED_CACHE;   /* no overflow */
+    return 1;
+  }
   pthread_mutex_lock(&mu);
   if (quiet == MPI_COMM_NULL && PMPI_Comm_dup(MPI_COMM_SELF, &quiet) == MPI_SUCCESS)
     PMPI_Comm_set_errhandler(quiet, MPI_ERRORS_RETURN);
