@@ -691,6 +691,12 @@ int hrace__p2p_isendrecv(hrace_p2p_t *s, hrace_p2p_t *r, int replace, MPI_Reques
     if (ss) hrace__rs_free(ss);
     return rc;
   }
+  hrace_rs_t *st = s->active && !replace ? hrace__rs_get(*req) : NULL;
+  if (st) {   /* the send buffer is the application's request's too (hrace sends a copy) */
+    hrace_nbbuf_t b[2] = { { r->buf, r->count, r->type, 1 }, { s->buf, s->count, s->type, 0 } };
+    hrace__rs_buffers_done(st);
+    st->nbbuf = hrace__nb_track(b, 2, r->fn, r->pc);
+  }
   MPI_Request sreq;
   rc = PMPI_Isend(ss->frame, ss->fbytes, MPI_PACKED, s->peer, s->tag, s->comm, &sreq);
   if (rc != MPI_SUCCESS) {
