@@ -21,7 +21,14 @@
 #include "mpi/posted.h"
 #include "mpi/reqtab.h"
 
+void hrace__rs_buffers(hrace_rs_t *s, const void *buf, int count, MPI_Datatype type, int writes) {
+  hrace__rs_buffers_done(s);
+  hrace_nbbuf_t b = { buf, count, type, writes };
+  s->nbbuf = hrace__nb_track(&b, 1, s->fn, s->pc);
+}
+
 void hrace__rs_complete(hrace_rs_t *s, MPI_Status *st, int active) {
+  hrace__rs_buffers_done(s);
   switch (s->kind) {
   case HRACE_RS_SEND:
     if (!s->started) return;
@@ -77,11 +84,25 @@ static int ok_in(int rc, const MPI_Status *st) {
   return rc == MPI_SUCCESS || (rc == MPI_ERR_IN_STATUS && st->MPI_ERROR == MPI_SUCCESS);
 }
 
+/* The state of a request about to be waited for or tested, taken out of the table before the
+ * real call: once MPI completes and frees a request, another thread may get the same handle
+ * for a new request and put its state under it before this thread looks the handle up, which
+ * would then find (and complete) the other thread's state and lose its own (MPI_THREAD_MULTIPLE:
+ * mpi_threads_norace's buffers stayed in flight for ever). `back` puts it back if the call did
+ * not complete the request (or kept it: persistent). */
+static hrace_rs_t *before(MPI_Request old) { return old == MPI_REQUEST_NULL ? NULL : hrace__rs_take(old); }
+static void after(hrace_rs_t *s, MPI_Request old, MPI_Request now, MPI_Status *st, int done, int active) {
+  if (!s) return;
+  if (!done || now != MPI_REQUEST_NULL) hrace__rs_put(old, s);
+  if (done) hrace__rs_complete(s, st, active);
+}
+
 int hrace__h_wait(MPI_Request *req, MPI_Status *status, int active) {
   MPI_Request old = *req;
   MPI_Status tmp, *st = status == MPI_STATUS_IGNORE ? &tmp : status;
+  hrace_rs_t *s = before(old);
   int rc = PMPI_Wait(req, st);
-  if (rc == MPI_SUCCESS) settle(old, *req, st, active);
+  after(s, old, *req, st, rc == MPI_SUCCESS, active);
   hrace__rs_poll_orphans(0);
   return rc;
 }
@@ -89,8 +110,9 @@ int hrace__h_wait(MPI_Request *req, MPI_Status *status, int active) {
 int hrace__h_test(MPI_Request *req, int *flag, MPI_Status *status, int active) {
   MPI_Request old = *req;
   MPI_Status tmp, *st = status == MPI_STATUS_IGNORE ? &tmp : status;
+  hrace_rs_t *s = before(old);
   int rc = PMPI_Test(req, flag, st);
-  if (rc == MPI_SUCCESS && *flag) settle(old, *req, st, active);
+  after(s, old, *req, st, rc == MPI_SUCCESS && *flag, active);
   hrace__rs_poll_orphans(0);
   return rc;
 }
@@ -99,9 +121,12 @@ int hrace__h_waitall(int n, MPI_Request reqs[], MPI_Status sts[], int active) {
   if (n <= 0) return PMPI_Waitall(n, reqs, sts);
   arr_t a;
   arr_init(&a, n, reqs, sts, 1);
+  hrace_rs_t *sstack[16], **ss = n <= 16 ? sstack : malloc(n * sizeof *ss);
+  if (!ss) abort();
+  for (int i = 0; i < n; i++) ss[i] = before(a.old[i]);   /* see before() */
   int rc = PMPI_Waitall(n, reqs, a.st);
-  for (int i = 0; i < n; i++)
-    if (ok_in(rc, &a.st[i])) settle(a.old[i], reqs[i], &a.st[i], active);
+  for (int i = 0; i < n; i++) after(ss[i], a.old[i], reqs[i], &a.st[i], ok_in(rc, &a.st[i]), active);
+  if (ss != sstack) free(ss);
   arr_free(&a, sts);
   return rc;
 }
@@ -165,6 +190,7 @@ int hrace__h_get_status(MPI_Request req, int *flag, MPI_Status *status, int acti
   int rc = PMPI_Request_get_status(req, flag, st);
   if (rc != MPI_SUCCESS || !*flag) return rc;
   hrace_rs_t *s = hrace__rs_get(req);
+  if (s) hrace__rs_buffers_done(s);
   if (s && s->kind == HRACE_RS_RECV && s->started) {
     hrace__p2p_recv_complete(s, st, active);   /* sets done: the later Wait only frees */
   } else if (s && s->kind == HRACE_RS_SEND && s->started && !s->done && s->mode == HRACE_MODE_S &&
@@ -192,6 +218,7 @@ static void started(MPI_Request r, int rc, int active) {
   }
   s->started = 1;
   s->done = 0;
+  if (active && s->active) hrace__rs_buffers(s, s->buf, s->count, s->type, s->kind == HRACE_RS_RECV);
   if (s->kind == HRACE_RS_SEND && active) hrace__signal_done(s->fn);
 }
 

@@ -21,6 +21,7 @@
 
 #include "base/log.h"
 #include "core/poll.h"
+#include "mpi/argcheck.h"
 #include "mpi/frame.h"
 #include "mpi/handlers.h"
 #include "mpi/msgrace.h"
@@ -308,7 +309,9 @@ HOT wire_t frame_send(hrace_p2p_t *a, const hrace_comm_t *rec, const tinfo_t *ti
                       int sync, uint32_t id, int fill) {
   int H = hrace__hdr_bytes;
   wire_t w;
-  if (H + ti->bytes <= HRACE_FRAME_SMALL) {
+  /* MPI_BOTTOM (NULL) with absolute addresses goes by the struct type: MPICH's MPI_Pack
+   * refuses a NULL input buffer. */
+  if (H + ti->bytes <= HRACE_FRAME_SMALL && a->buf) {
     char *f = s ? (s->frame ? s->frame : hrace__rs_frame(s, H + ti->bytes + 1)) : scratch_buf();
     if (!f) abort();
     int bytes = H + (int)ti->bytes;
@@ -361,6 +364,7 @@ static int do_send(hrace_p2p_t *a) {
     return rc;
   }
   s->started = !s->persistent;
+  if (a->active && !s->persistent) hrace__rs_buffers(s, a->buf, a->count, a->type, 0);
   hrace__rs_put(*a->req, s);
   if (a->active && !s->persistent) hrace__signal_done(a->fn);
   return rc;
@@ -385,7 +389,7 @@ void hrace__p2p_start_send(hrace_rs_t *s, int active) {
 
 HOT wire_t frame_recv(void *buf, int count, MPI_Datatype t, const tinfo_t *ti, hrace_rs_t *s) {
   int H = hrace__hdr_bytes;
-  if (H + ti->bytes <= HRACE_FRAME_SMALL) {
+  if (H + ti->bytes <= HRACE_FRAME_SMALL && buf) {   /* MPI_BOTTOM: as in frame_send */
     char *f = s ? hrace__rs_frame(s, H + ti->bytes + 1) : scratch_buf();
     if (!f) abort();
     return (wire_t){ f, H + (int)ti->bytes, MPI_PACKED };
@@ -521,6 +525,7 @@ static int do_recv(hrace_p2p_t *a) {
     return rc;
   }
   s->started = !s->persistent;
+  if (a->active && !s->persistent) hrace__rs_buffers(s, a->buf, a->count, a->type, 1);
   hrace__rs_put(*a->req, s);
   return rc;
 }
@@ -582,7 +587,22 @@ static int do_probe(hrace_p2p_t *a) {
   return rc;
 }
 
+/* A NULL buffer with a count, or a datatype never committed (argcheck.h): diagnosed with the
+ * caller's line, then the call goes to MPI unframed, as it came. A named type seen before
+ * with a buffer costs one cache look-up. */
+static int bad_args(const hrace_p2p_t *a) {
+  if (!a->active || a->count <= 0 || a->type == MPI_DATATYPE_NULL) return 0;
+  if (a->buf) {
+    const struct tcache *e = &tcache[tslot(a->type)];
+    if (e->t == a->type && e->named) return 0;
+  }
+  return hrace__check_buffer(a->fn, "buffer", a->buf, a->count, a->type, a->pc) != 0;
+}
+
 int hrace__p2p(hrace_p2p_t *a) {
+  if (a->kind != HRACE_P2P_PROBE && a->kind != HRACE_P2P_IPROBE && a->kind != HRACE_P2P_MPROBE &&
+      a->kind != HRACE_P2P_IMPROBE && HRACE_UNLIKELY(bad_args(a)))
+    return raw(a);
   switch (a->kind) {
   case HRACE_P2P_SEND: case HRACE_P2P_ISEND: case HRACE_P2P_SEND_INIT: return do_send(a);
   case HRACE_P2P_PROBE: case HRACE_P2P_IPROBE: case HRACE_P2P_MPROBE: case HRACE_P2P_IMPROBE:
@@ -670,6 +690,12 @@ int hrace__p2p_isendrecv(hrace_p2p_t *s, hrace_p2p_t *r, int replace, MPI_Reques
   if (rc != MPI_SUCCESS || !ss) {
     if (ss) hrace__rs_free(ss);
     return rc;
+  }
+  hrace_rs_t *st = s->active && !replace ? hrace__rs_get(*req) : NULL;
+  if (st) {   /* the send buffer is the application's request's too (hrace sends a copy) */
+    hrace_nbbuf_t b[2] = { { r->buf, r->count, r->type, 1 }, { s->buf, s->count, s->type, 0 } };
+    hrace__rs_buffers_done(st);
+    st->nbbuf = hrace__nb_track(b, 2, r->fn, r->pc);
   }
   MPI_Request sreq;
   rc = PMPI_Isend(ss->frame, ss->fbytes, MPI_PACKED, s->peer, s->tag, s->comm, &sreq);

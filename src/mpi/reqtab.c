@@ -65,14 +65,18 @@ hrace_rs_t *hrace__rs_new(int kind) {
   s->watch = NULL;
   s->watch_arg = NULL;
   s->watch_req = MPI_REQUEST_NULL;
+  s->nbbuf = NULL;
   return s;
 }
 
 void hrace__rs_put(MPI_Request r, hrace_rs_t *s) {
   bool multi = lock();
-  /* One probe (hrace_map_put); a state already there is stale: MPI reused the handle. */
-  if (!hrace_map_put(&tab, HRACE_HASH_KEY(r), s)) live_add(1);
+  /* One probe (hrace_map_put); a state already there is stale: MPI reused the handle, so its
+   * request has completed, and its buffers are the application's again. */
+  hrace_rs_t *stale = hrace_map_put(&tab, HRACE_HASH_KEY(r), s);
+  if (!stale) live_add(1);
   unlock(multi);
+  if (stale && stale != s) hrace__rs_buffers_done(stale);
 }
 
 int hrace__rs_any(void) { return atomic_load_explicit(&live, memory_order_relaxed) != 0; }
@@ -96,6 +100,7 @@ hrace_rs_t *hrace__rs_take(MPI_Request r) {
 
 void hrace__rs_free(hrace_rs_t *s) {
   if (!s) return;
+  hrace__rs_buffers_done(s);
   if (s->ftype != MPI_DATATYPE_NULL) PMPI_Type_free(&s->ftype);
   if (s->frame != s->inl) free(s->frame);
   if (s->cbuf) free(s->cbuf);

@@ -55,11 +55,24 @@ typedef struct hrace_rs {
   hrace_req_done_t watch;
   void *watch_arg;
   MPI_Request watch_req;     /* the handle as it was when watched */
+  /* The application's buffers in flight (request.h, hrace__nb_track) until this request
+   * completes, or NULL. Persistent requests: from each Start. */
+  void *nbbuf;
   /* Inline storage (no allocation for small messages), not cleared: rs_new sets every field
    * above one by one, so a new field needs its line there. */
   hrace_post_t postmem;
   char inl[256];
 } hrace_rs_t;
+
+/* The request completed (or is gone): its buffers are the application's again. */
+static inline void hrace__rs_buffers_done(hrace_rs_t *s) {
+  if (s->nbbuf) {
+    hrace__nb_done(s->nbbuf);
+    s->nbbuf = NULL;
+  }
+}
+/* From now until completion, MPI uses buf (count x type; writes: a receive buffer). */
+void hrace__rs_buffers(hrace_rs_t *s, const void *buf, int count, MPI_Datatype type, int writes);
 
 /* Storage of n bytes for s->frame: inline when it fits. */
 void *hrace__rs_frame(hrace_rs_t *s, size_t n);

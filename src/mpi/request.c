@@ -12,3 +12,6 @@ void hrace__request_watch(MPI_Request req, hrace_req_done_t done, void *arg) {
   s->watch_req = req;
   hrace__rs_put(req, s);
 }
+
+void *(*hrace__nb_track_hook)(const hrace_nbbuf_t *b, int n, const char *fn, uintptr_t pc);
+void (*hrace__nb_done_hook)(void *op);

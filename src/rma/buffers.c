@@ -25,6 +25,7 @@
 #include "rma/buffers.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -59,11 +60,22 @@ struct region {
   int what;                    /* HRACE_BUF_OP (buffers.h) */
   int live;
   int gone;                    /* emptied, waiting to leave the filter (untrack) */
+  _Atomic unsigned busy;       /* spans in flight: 0 for an idle region (read without mu) */
+  int idle;                    /* emptied, still tracked, on the idle list (below) */
   uintptr_t lo, hi;
   span_t *spans;
   unsigned nwriters;           /* spans that write */
   region_t *prev, *next;       /* live regions, or the free list */
+  region_t *iprev, *inext;     /* the idle list, most recently emptied first */
 };
+
+/* Idle regions. A program posts the same buffers again and again (a halo exchange's Irecv /
+ * Isend, a loop of gets into one buffer): an emptied region stays in the filter for a while,
+ * so that the next operation on the same hull reuses it instead of adding and removing a
+ * filter range each time (two filter updates and their locks were most of an Irecv's cost).
+ * An access to an idle region returns after one atomic load (busy == 0). At most IDLE_MAX
+ * stay; the least recently emptied one leaves the filter first. */
+enum { IDLE_MAX = 32 };
 
 typedef struct hrace_inflight {
   int live;
@@ -76,6 +88,10 @@ typedef struct hrace_inflight {
   unsigned op;
   int thread;
   const hrace_srcloc_t *site;
+  /* A non-blocking MPI call's buffers (hrace__buffers_track): w is NULL, the call's name and
+   * code address stand for op and site (symbolized only if a race is reported). */
+  const char *fn;
+  uintptr_t pc;
   unsigned nspan;
   span_t span[3];
 } hrace_inflight_t;
@@ -83,6 +99,19 @@ typedef struct hrace_inflight {
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static hrace_inflight_t *live, *freelist;
 static region_t *regions, *free_regions;
+static region_t *idle_head, *idle_tail;
+static unsigned nidle;
+
+/* Caller holds mu. */
+static void idle_unlink(region_t *g) {
+  if (g->iprev) g->iprev->inext = g->inext;
+  else idle_head = g->inext;
+  if (g->inext) g->inext->iprev = g->iprev;
+  else idle_tail = g->iprev;
+  g->iprev = g->inext = NULL;
+  g->idle = 0;
+  nidle--;
+}
 
 /* Long epochs (docs/rma.md, "Long epochs"): an operation equal to one still in flight (same
  * window, target, call, thread and site, the same buffers byte for byte, neither with a
@@ -151,18 +180,29 @@ static int spans_meet(const span_t *x, const span_t *y, uintptr_t *at, uintptr_t
 }
 
 static void op_side(hrace_report_side_t *s, const hrace_inflight_t *o, uint64_t off, uint64_t len) {
-  hrace__report_side(s, hrace__op_name(o->op), hrace__proc.rank, o->thread, off, len, o->site, 0);
+  hrace__report_side(s, o->fn ? o->fn : hrace__op_name(o->op), hrace__proc.rank, o->thread, off,
+                     len, o->site, o->pc);
 }
 
 /* An origin-buffer race: `now` (an access, or a newly issued operation) meets in-flight
  * operation o's buffer s at byte `at`. */
 static void report(const span_t *s, const hrace_report_side_t *now, uintptr_t at) {
   const hrace_inflight_t *o = s->op;
-  hrace_report_t r = { .kind = "origin-buffer", .window = o->w->name, .owner = hrace__proc.rank,
+  hrace_report_t r = { .kind = "origin-buffer", .window = o->w ? o->w->name : NULL,
+                       .owner = hrace__proc.rank,
                        .base = s->lo, .addr = at };
   r.a = *now;
   op_side(&r.b, o, 0, s->hi - s->lo);
   hrace__report_race(&r);
+}
+
+/* Does byte a lie in one of this process's windows? */
+static int in_window(uintptr_t a) {
+  hrace_range_t rs[8];
+  unsigned n = hrace__filter_find(a, 1, rs, 8);
+  for (unsigned i = 0; i < n && i < 8; i++)
+    if (rs[i].kind == HRACE_TRACK_WINDOW) return 1;
+  return 0;
 }
 
 /* hrace__buffer_access_hook (access/filter.h): an access inside a tracked buffer range. */
@@ -173,6 +213,7 @@ static void buffer_access(void *owner, uintptr_t addr, uintptr_t len, uint16_t f
     return;
   }
   region_t *g = owner;
+  if (!atomic_load_explicit(&g->busy, memory_order_acquire)) return;   /* idle */
   pthread_mutex_lock(&mu);
   if (g->live && ((flags & HRACE_ACC_WRITE) || g->nwriters)) {   /* else: everyone reads */
     hrace_report_side_t now;
@@ -181,6 +222,10 @@ static void buffer_access(void *owner, uintptr_t addr, uintptr_t len, uint16_t f
       uintptr_t at;
       if (!(flags & HRACE_ACC_WRITE) && !s->writes) continue;
       if (!span_hits(s, addr, addr + len, &at)) continue;
+      /* Bytes in one of this process's windows hold the operation's descriptor in the
+       * window's shadow too (into_windows), which finds this race with the window's name and
+       * offsets: one race, one report. */
+      if (s->aid && in_window(at)) continue;
       if (!known++)
         hrace__report_side(&now, hrace__op_name(op), hrace__proc.rank, hrace__thread()->tid, 0,
                            len, NULL, pc);
@@ -190,8 +235,12 @@ static void buffer_access(void *owner, uintptr_t addr, uintptr_t len, uint16_t f
   }
   pthread_mutex_unlock(&mu);
 }
+static void *buffers_track(const hrace_nbbuf_t *b, int n, const char *fn, uintptr_t pc);
+static void buffers_done(void *op);
 __attribute__((constructor)) static void register_buffer_access(void) {
   hrace__buffer_access_hook = buffer_access;
+  hrace__nb_track_hook = buffers_track;
+  hrace__nb_done_hook = buffers_done;
 }
 
 /* The descriptor of o's access to span s (made on first use): in flight until local
@@ -254,6 +303,8 @@ static void into_windows(hrace_inflight_t *o, span_t *s) {
 }
 
 static void on_request_done(void *arg, MPI_Request req, const MPI_Status *status);
+static void finish(hrace_inflight_t *o, region_t **gone);
+static void untrack(region_t *gone);
 
 /* Caller holds mu. The live region of hull [lo, hi), created (and tracked) if new. Every live
  * region is in the filter (tracked under mu), so the filter finds it. */
@@ -266,7 +317,10 @@ static region_t *region_of(uintptr_t lo, uintptr_t hi, int *created) {
     if (g && g->lo == lo && g->hi == hi) found = g;
   }
   if (rs != stack) free(rs);
-  if (found) return found;
+  if (found) {
+    if (found->idle) idle_unlink(found);
+    return found;
+  }
   region_t *g = free_regions;
   if (g) free_regions = g->next;
   else if (!(g = calloc(1, sizeof *g))) abort();
@@ -275,6 +329,88 @@ static region_t *region_of(uintptr_t lo, uintptr_t hi, int *created) {
   regions = g;
   *created = 1;
   return g;
+}
+
+/* Check new operation n (its spans built) against everything in flight, then track it. A
+ * joinable one (an RMA operation without a request) may join an equal record instead. The
+ * RMA bits (own windows' shadow, the history of earlier accesses) need n->w. Returns the
+ * live record, or NULL if n joined one. */
+static hrace_inflight_t *issue(hrace_inflight_t *n, int joinable) {
+  pthread_mutex_lock(&mu);
+  /* Two operations in flight over the same bytes, one of them writing: a race (both are in
+   * flight now, see the top of this file). */
+  for (unsigned j = 0; j < n->nspan; j++) {
+    const span_t *ns = &n->span[j];
+    hrace_range_t stack[8], *rs;
+    unsigned nr = tracked(ns->lo, ns->hi, stack, 8, &rs);
+    for (unsigned i = 0; i < nr; i++) {
+      region_t *g = region_at(&rs[i]);
+      if (!g || (!g->nwriters && !ns->writes)) continue;
+      for (const span_t *s = g->spans; s; s = s->rnext) {
+        uintptr_t at, end;
+        if ((!s->writes && !ns->writes) || !spans_meet(s, ns, &at, &end)) continue;
+        /* In this process's window both descriptors meet in its shadow (into_windows, for
+         * RMA operations): reported there, once. */
+        if (s->aid && n->w && in_window(at)) continue;
+        hrace_report_side_t now;
+        op_side(&now, n, at - s->lo, end - at);
+        report(s, &now, at);
+      }
+    }
+    if (rs != stack) free(rs);
+  }
+  if (joinable) {
+    uint64_t h = op_hash(n);
+    hrace_inflight_t *o = hrace_map_find(&same, h, op_eq, n);
+    if (o) {
+      /* Checked against every operation in flight above; what it would record in the local
+       * windows' shadow and the history check are made under the record it joins. */
+      for (unsigned j = 0; j < o->nspan; j++) {
+        free(n->span[j].r);
+        into_windows(o, &o->span[j]);
+        hrace__history_check(o->span[j].r, o->span[j].n, span_aid(o, &o->span[j]),
+                             hrace__thread_view(), hrace__history_report, &o->w->cells);
+      }
+      pthread_mutex_unlock(&mu);
+      return NULL;
+    }
+    n->indexed = 1;
+    n->hash = h;
+  }
+  hrace_inflight_t *o = freelist;
+  if (o) freelist = o->next;
+  else if (!(o = malloc(sizeof *o))) abort();
+  *o = *n;
+  o->next = live;
+  if (live) live->prev = o;
+  live = o;
+  if (o->indexed) hrace_map_add(&same, o->hash, o);
+  region_t *added[3];
+  int nadded = 0;
+  for (unsigned j = 0; j < o->nspan; j++) {
+    span_t *s = &o->span[j];
+    int created = 0;
+    s->op = o;
+    s->reg = region_of(s->lo, s->hi, &created);
+    s->rnext = s->reg->spans;
+    if (s->rnext) s->rnext->rprev = s;
+    s->reg->spans = s;
+    s->reg->nwriters += s->writes != 0;
+    atomic_fetch_add_explicit(&s->reg->busy, 1, memory_order_release);
+    if (created) added[nadded++] = s->reg;
+    if (o->w) into_windows(o, s);
+  }
+  /* Tracked first, then the history of earlier accesses by other threads (issue 6): an access
+   * racing with this very issue is seen by one of the two. Both under mu, so o cannot be
+   * completed and recycled by another thread in between. */
+  for (int i = 0; i < nadded; i++)
+    hrace__filter_add(added[i]->lo, added[i]->hi, HRACE_TRACK_BUFFER, added[i]);
+  if (o->w)
+    for (unsigned j = 0; j < o->nspan; j++)
+      hrace__history_check(o->span[j].r, o->span[j].n, span_aid(o, &o->span[j]),
+                           hrace__thread_view(), hrace__history_report, &o->w->cells);
+  pthread_mutex_unlock(&mu);
+  return o;
 }
 
 void hrace__buffers_issue(const hrace_rma_call_t *c, const hrace_srcloc_t *site) {
@@ -295,77 +431,84 @@ void hrace__buffers_issue(const hrace_rma_call_t *c, const hrace_srcloc_t *site)
     s->hi = (uintptr_t)(r[2 * (k - 1)] + r[2 * (k - 1) + 1]);
   }
   if (!n.nspan && !c->req) return;
+  hrace_inflight_t *o = issue(&n, !c->req);
+  if (o && c->req && *c->req != MPI_REQUEST_NULL) hrace__request_watch(*c->req, on_request_done, o);
+}
 
+static int cmp_range(const void *a, const void *b) {
+  uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+  return x < y ? -1 : x > y;
+}
+
+/* The absolute byte ranges of pieces b[0..n) that the call reads (writes 0) or writes, sorted
+ * and coalesced, as span s; 0 if there are none. */
+static int pieces_span(const hrace_nbbuf_t *b, int n, int writes, span_t *s) {
+  uint64_t *all = NULL;
+  size_t k = 0, cap = 0;
+  int sorted = 1;
+  for (int i = 0; i < n; i++) {
+    uint64_t *r;
+    uint32_t m;
+    if ((b[i].writes != 0) != writes || b[i].count <= 0 || !b[i].addr) continue;
+    if (hrace__type_ranges(b[i].dt, b[i].count, &r, &m) != MPI_SUCCESS || !m) continue;
+    if (!all) {   /* the first piece: its own array (a single piece needs no copy) */
+      for (uint32_t j = 0; j < m; j++) r[2 * j] += (uint64_t)(uintptr_t)b[i].addr;
+      all = r;
+      k = cap = m;
+      continue;
+    }
+    if (k + m > cap) {
+      cap = 2 * (k + m);
+      if (!(all = realloc(all, 2 * cap * sizeof *all))) abort();
+    }
+    for (uint32_t j = 0; j < m; j++) {
+      all[2 * (k + j)] = r[2 * j] + (uint64_t)(uintptr_t)b[i].addr;
+      all[2 * (k + j) + 1] = r[2 * j + 1];
+      if (k + j && all[2 * (k + j)] < all[2 * (k + j - 1)]) sorted = 0;
+    }
+    k += m;
+    free(r);
+  }
+  if (!k) return 0;
+  if (!sorted) qsort(all, k, 2 * sizeof *all, cmp_range);
+  size_t m = 0;
+  for (size_t i = 0; i < k; i++) {
+    uint64_t lo = all[2 * i], hi = lo + all[2 * i + 1];
+    if (m && all[2 * (m - 1)] + all[2 * (m - 1) + 1] >= lo) {
+      if (hi > all[2 * (m - 1)] + all[2 * (m - 1) + 1]) all[2 * (m - 1) + 1] = hi - all[2 * (m - 1)];
+    } else {
+      all[2 * m] = lo;
+      all[2 * m + 1] = hi - lo;
+      m++;
+    }
+  }
+  s->r = all;
+  s->n = (uint32_t)m;
+  s->writes = writes;
+  s->lo = (uintptr_t)all[0];
+  s->hi = (uintptr_t)(all[2 * (m - 1)] + all[2 * (m - 1) + 1]);
+  return 1;
+}
+
+/* hrace__nb_track_hook (mpi/request.h): the buffers of a non-blocking call, in flight until
+ * hrace__nb_done_hook. The same record as an RMA operation's, with no window: it meets RMA
+ * buffers and other calls' buffers at the issue, and loads and stores through the filter. */
+static void *buffers_track(const hrace_nbbuf_t *b, int n, const char *fn, uintptr_t pc) {
+  hrace_inflight_t o = { .live = 1, .target = -1, .req = MPI_REQUEST_NULL,
+                         .thread = hrace__thread()->tid, .fn = fn, .pc = pc };
+  if (pieces_span(b, n, 1, &o.span[o.nspan])) o.nspan++;
+  if (pieces_span(b, n, 0, &o.span[o.nspan])) o.nspan++;
+  if (!o.nspan) return NULL;
+  return issue(&o, 0);
+}
+
+static void buffers_done(void *op) {
+  hrace_inflight_t *o = op;
+  region_t *gone = NULL;
   pthread_mutex_lock(&mu);
-  /* Two operations in flight over the same bytes, one of them writing: a race (both are in
-   * flight now, see the top of this file). */
-  for (unsigned j = 0; j < n.nspan; j++) {
-    const span_t *ns = &n.span[j];
-    hrace_range_t stack[8], *rs;
-    unsigned nr = tracked(ns->lo, ns->hi, stack, 8, &rs);
-    for (unsigned i = 0; i < nr; i++) {
-      region_t *g = region_at(&rs[i]);
-      if (!g || (!g->nwriters && !ns->writes)) continue;
-      for (const span_t *s = g->spans; s; s = s->rnext) {
-        uintptr_t at, end;
-        if ((!s->writes && !ns->writes) || !spans_meet(s, ns, &at, &end)) continue;
-        hrace_report_side_t now;
-        op_side(&now, &n, at - s->lo, end - at);
-        report(s, &now, at);
-      }
-    }
-    if (rs != stack) free(rs);
-  }
-  if (!c->req) {
-    uint64_t h = op_hash(&n);
-    hrace_inflight_t *o = hrace_map_find(&same, h, op_eq, &n);
-    if (o) {
-      /* Checked against every operation in flight above; what it would record in the local
-       * windows' shadow and the history check are made under the record it joins. */
-      for (unsigned j = 0; j < o->nspan; j++) {
-        free(n.span[j].r);
-        into_windows(o, &o->span[j]);
-        hrace__history_check(o->span[j].r, o->span[j].n, span_aid(o, &o->span[j]),
-                             hrace__thread_view(), hrace__history_report, &o->w->cells);
-      }
-      pthread_mutex_unlock(&mu);
-      return;
-    }
-    n.indexed = 1;
-    n.hash = h;
-  }
-  hrace_inflight_t *o = freelist;
-  if (o) freelist = o->next;
-  else if (!(o = malloc(sizeof *o))) abort();
-  *o = n;
-  o->next = live;
-  if (live) live->prev = o;
-  live = o;
-  if (o->indexed) hrace_map_add(&same, o->hash, o);
-  region_t *added[3];
-  int nadded = 0;
-  for (unsigned j = 0; j < o->nspan; j++) {
-    span_t *s = &o->span[j];
-    int created = 0;
-    s->op = o;
-    s->reg = region_of(s->lo, s->hi, &created);
-    s->rnext = s->reg->spans;
-    if (s->rnext) s->rnext->rprev = s;
-    s->reg->spans = s;
-    s->reg->nwriters += s->writes != 0;
-    if (created) added[nadded++] = s->reg;
-    into_windows(o, s);
-  }
-  /* Tracked first, then the history of earlier accesses by other threads (issue 6): an access
-   * racing with this very issue is seen by one of the two. Both under mu, so o cannot be
-   * completed and recycled by another thread in between. */
-  for (int i = 0; i < nadded; i++)
-    hrace__filter_add(added[i]->lo, added[i]->hi, HRACE_TRACK_BUFFER, added[i]);
-  for (unsigned j = 0; j < o->nspan; j++)
-    hrace__history_check(o->span[j].r, o->span[j].n, span_aid(o, &o->span[j]),
-                         hrace__thread_view(), hrace__history_report, &o->w->cells);
+  if (o->live && !o->w) finish(o, &gone);
   pthread_mutex_unlock(&mu);
-  if (c->req && *c->req != MPI_REQUEST_NULL) hrace__request_watch(*c->req, on_request_done, o);
+  untrack(gone);
 }
 
 /* Caller holds mu. Local completion of o: its spans leave their regions (an emptied region is
@@ -386,15 +529,27 @@ static void finish(hrace_inflight_t *o, region_t **gone) {
     else g->spans = s->rnext;
     if (s->rnext) s->rnext->rprev = s->rprev;
     g->nwriters -= s->writes != 0;
+    atomic_fetch_sub_explicit(&g->busy, 1, memory_order_release);
     if (!g->spans) {
-      g->live = 0;
-      g->gone = 1;
-      if (g->prev) g->prev->next = g->next;
-      else regions = g->next;
-      if (g->next) g->next->prev = g->prev;
-      g->prev = NULL;
-      g->next = *gone;
-      *gone = g;
+      /* Idle (see IDLE_MAX): the most recently emptied first; the oldest leaves. */
+      g->idle = 1;
+      g->iprev = NULL;
+      g->inext = idle_head;
+      if (idle_head) idle_head->iprev = g;
+      else idle_tail = g;
+      idle_head = g;
+      if (++nidle > IDLE_MAX) {
+        g = idle_tail;
+        idle_unlink(g);
+        g->live = 0;
+        g->gone = 1;
+        if (g->prev) g->prev->next = g->next;
+        else regions = g->next;
+        if (g->next) g->next->prev = g->prev;
+        g->prev = NULL;
+        g->next = *gone;
+        *gone = g;
+      }
     }
     free(s->r);
   }
@@ -443,16 +598,25 @@ void hrace__buffers_complete(hrace_win_t *w, int target) {
 
 void hrace__buffers_window_gone(hrace_win_t *w) { hrace__buffers_complete(w, -1); }
 
-/* MPI_Wait / MPI_Test completed a request-based operation's request: local completion only
- * (MPI-3.1 Sec. 11.3.5); the target side stays in flight until a flush, unlock, ... The watch
+/* MPI_Wait / MPI_Test completed a request-based operation's request: local completion
+ * (MPI-3.1 Sec. 11.3.5). For MPI_Rget it is remote completion too: the request completes when
+ * the data is in the origin buffer, i.e. when it has been read at the target (docs/rma.md,
+ * "Request-based operations"), so the target's record gets its epoch here, as at a flush to
+ * that target. The others' target side stays in flight until a flush, unlock, ... The watch
  * may fire after a flush completed the operation already: the request then matches no live
- * operation (handles are not reused before MPI returns them completed). */
+ * operation (handles are not reused before MPI returns them completed). A freed request
+ * (status NULL: MPI_Request_free) completes nothing remotely: nobody knows when it ends. */
 static void on_request_done(void *arg, MPI_Request req, const MPI_Status *status) {
-  (void)status;
   hrace_inflight_t *o = arg;
   region_t *gone = NULL;
+  hrace_win_t *w = NULL;
+  int target = -1;
   pthread_mutex_lock(&mu);
-  if (o->live && o->req == req) finish(o, &gone);
+  if (o->live && o->req == req) {
+    if (o->op == HRACE_OP_RGET && status) w = o->w, target = o->target;
+    finish(o, &gone);
+  }
   pthread_mutex_unlock(&mu);
   untrack(gone);
+  if (w) hrace__rma_complete_remote(w, target);
 }

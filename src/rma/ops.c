@@ -20,6 +20,7 @@
 #include <string.h>
 #include "base/hash.h"
 #include "core/race.h"
+#include "mpi/argcheck.h"
 #include "mpi/wrap.h"
 #include "report/report.h"
 #include "report/symbolize.h"
@@ -58,13 +59,23 @@ hrace_msg_t hrace__rma_msg(const hrace_win_t *w, uint32_t type) {
                         .exporter = hrace__thread_exporter(), .complete = hrace__thread_epoch() };
 }
 
-uint32_t hrace__rma_atomic_class(MPI_Datatype dt) {
+uint32_t hrace__rma_atomic_class(MPI_Datatype dt) { return hrace__rma_atomic_class_at(dt, 0); }
+
+uint32_t hrace__rma_atomic_class_at(MPI_Datatype dt, uint64_t offset) {
   /* The class must be equal at every origin: handles are addresses in Open MPI and differ
    * between processes, names of predefined types don't. Hash the element type's name
-   * (base/hash.h: FNV-1a, the same in every process). */
+   * (base/hash.h: FNV-1a, the same in every process). Atomicity is per element (MPI-3.1 Sec.
+   * 11.7.1: "accumulate operations ... with the same predefined datatype, on the same window
+   * location"): two accumulates whose elements are shifted against each other (offsets that
+   * differ by a non-multiple of the element size, e.g. with disp_unit 1) do not update the
+   * same elements and race. The element's phase, the target offset modulo its size, goes into
+   * the class: equal phases are the same elements, aligned or not. */
   char name[MPI_MAX_OBJECT_NAME + 1];
-  if (hrace__type_element_name(dt, name)) name[0] = 0;
+  int size = 0;
+  if (hrace__type_element(dt, name, &size)) name[0] = 0;
   uint64_t h64 = hrace_hash_str(name, HRACE_HASH_SEED);
+  if (size > 1 && offset % (uint64_t)size)
+    h64 = hrace_hash_combine(h64, offset % (uint64_t)size);
   uint32_t h = (uint32_t)(h64 ^ (h64 >> 32));
   return h ? h : 1;
 }
@@ -105,6 +116,16 @@ void hrace__rma_begin(MPI_Win win, hrace_rma_call_t *c, uintptr_t pc) {
                          what, c->target, w->name, w->gsize);
     return;
   }
+  /* Arguments MPI may crash or hang on (mpi/argcheck.h): diagnosed, and the call is left to
+   * MPI with no record (hrace must not flatten an uncommitted type). */
+  static const char *const names[3][3] = { { "origin buffer" },
+                                           { "result buffer", "origin buffer" },
+                                           { "result buffer", "origin buffer", "compare buffer" } };
+  for (int b = 0; b < c->nbuf && b < 3; b++)
+    if (hrace__check_buffer(what, names[c->nbuf - 1][b], c->buf[b].addr, c->buf[b].count,
+                            c->buf[b].dt, pc))
+      return;
+  if (hrace__check_type(what, "target", c->tdt, pc)) return;
   pthread_mutex_lock(&w->omu);
   int ok = hrace__rma_in_epoch(w, c->target);
   int started = w->started;
@@ -134,8 +155,11 @@ void hrace__rma_end(hrace_rma_call_t *c, int rc) {
     uint16_t flags = c->tflags | HRACE_ACC_REMOTE;
     uint32_t cls = 0;
     if (c->atomic) {
+      /* The phase of the first target byte (a window offset, or an address in a dynamic
+       * window); a derived target type mixing phases is classed by its first element. */
+      uint64_t at = (uint64_t)c->disp * (w->kind == HRACE_WIN_DYNAMIC ? 1 : (uint64_t)w->disp_units[c->target]);
       flags |= HRACE_ACC_ATOMIC;
-      cls = hrace__rma_atomic_class(c->tdt);
+      cls = hrace__rma_atomic_class_at(c->tdt, at + (c->nranges ? c->ranges[0] : 0));
     }
     hrace_msg_t h = {
       .type = HRACE_MSG_OP, .win = w->id, .origin = hrace__proc.rank,
@@ -180,6 +204,11 @@ void hrace__rma_end(hrace_rma_call_t *c, int rc) {
 }
 
 void hrace__rma_complete(hrace_win_t *w, int target) {
+  hrace__rma_complete_remote(w, target);
+  hrace__buffers_complete(w, target);
+}
+
+void hrace__rma_complete_remote(hrace_win_t *w, int target) {
   int lo = target < 0 ? 0 : target, hi = target < 0 ? w->gsize : target + 1;
   pthread_mutex_lock(&w->omu);
   hrace_msg_t h = hrace__rma_msg(w, HRACE_MSG_COMPLETE);
@@ -191,7 +220,6 @@ void hrace__rma_complete(hrace_win_t *w, int target) {
       w->dirty[t] = 0;
     }
   pthread_mutex_unlock(&w->omu);
-  hrace__buffers_complete(w, target);
 }
 
 void hrace__rma_complete_local(hrace_win_t *w, int target) { hrace__buffers_complete(w, target); }

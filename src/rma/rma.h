@@ -51,12 +51,18 @@ void hrace__rma_end(hrace_rma_call_t *c, int rc);
  * w: their records' epochs are fixed at the caller's current epoch, and the call returns once
  * the targets have applied that. Local completion of the same operations too. */
 void hrace__rma_complete(hrace_win_t *w, int target);
+/* Remote completion only: the records' epochs at the targets, not the origin's buffers
+ * (an MPI_Rget whose request completed: its data has been read at the target). */
+void hrace__rma_complete_remote(hrace_win_t *w, int target);
 /* Local completion only (MPI_Win_flush_local*): the buffers are free again; the target side
  * stays in flight. */
 void hrace__rma_complete_local(hrace_win_t *w, int target);
 /* The accumulate-family atomicity class of a datatype: its predefined element type. Equal
  * classes don't race each other; C11 atomics have classes of their own (src/access). */
 uint32_t hrace__rma_atomic_class(MPI_Datatype dt);
+/* The class of an accumulate whose first target byte is at `offset` (window offset, or
+ * address): atomicity is per element, so the element's phase is part of it. */
+uint32_t hrace__rma_atomic_class_at(MPI_Datatype dt, uint64_t offset);
 /* Is an access epoch open from this process to `target` on w (fence, lock, lock_all, start)? */
 int hrace__rma_in_epoch(const hrace_win_t *w, int target);
 /* A message to a window's member, from the calling thread. */

@@ -209,7 +209,9 @@ static int flatten(MPI_Datatype dt, int count, MPI_Aint tlb, MPI_Aint textent, M
   return MPI_SUCCESS;
 }
 
-int hrace__type_element_name(MPI_Datatype dt, char *name) {
+int hrace__type_element_name(MPI_Datatype dt, char *name) { return hrace__type_element(dt, name, NULL); }
+
+int hrace__type_element(MPI_Datatype dt, char *name, int *size) {
   int ni, na, nd, combiner, len = 0;
   name[0] = 0;
   if (PMPI_Type_get_envelope(dt, &ni, &na, &nd, &combiner) != MPI_SUCCESS) return -1;
@@ -217,6 +219,7 @@ int hrace__type_element_name(MPI_Datatype dt, char *name) {
     /* Predefined, or a Fortran parameterised type (MPI_Type_create_f90_*: no constituents). */
     if (PMPI_Type_get_name(dt, name, &len) != MPI_SUCCESS) return -1;
     name[len] = 0;
+    if (size && PMPI_Type_size(dt, size) != MPI_SUCCESS) *size = 0;
     return 0;
   }
   int *ints = malloc((ni ? ni : 1) * sizeof *ints);
@@ -226,7 +229,7 @@ int hrace__type_element_name(MPI_Datatype dt, char *name) {
   int rc = PMPI_Type_get_contents(dt, ni, na, nd, ints, aints, types) == MPI_SUCCESS ? 0 : -1;
   /* The first constituent decides (they are all the same predefined type in a valid
    * accumulate); the derived ones returned by get_contents are ours to free. */
-  if (!rc) rc = hrace__type_element_name(types[0], name);
+  if (!rc) rc = hrace__type_element(types[0], name, size);
   for (int i = 0; i < nd; i++) {
     int e_ni, e_na, e_nd, e_comb;
     if (PMPI_Type_get_envelope(types[i], &e_ni, &e_na, &e_nd, &e_comb) == MPI_SUCCESS &&

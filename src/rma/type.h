@@ -15,4 +15,6 @@ int hrace__type_ranges(MPI_Datatype dt, int count, uint64_t **ranges, uint32_t *
  * MPI_Type_get_contents; its name in `name` (MPI_MAX_OBJECT_NAME bytes). Names, unlike
  * handles, are equal in every process. Returns 0, or -1 if dt is invalid. */
 int hrace__type_element_name(MPI_Datatype dt, char *name);
+/* The same, and the predefined type's size in *size (if size is not NULL). */
+int hrace__type_element(MPI_Datatype dt, char *name, int *size);
 #endif

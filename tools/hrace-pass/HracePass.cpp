@@ -40,6 +40,7 @@
 //    touches.
 // The range call carries the debug location of the first callback of its piece, so a race on
 // it is reported at that source line.
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/Analysis/CaptureTracking.h"
 #include "llvm/Analysis/LoopInfo.h"
@@ -125,6 +126,7 @@ static bool wideAccesses(Function &F) {
   LLVMContext &Ctx = F.getContext();
   Type *I8P = Type::getInt8PtrTy(Ctx), *IntPtr = DL.getIntPtrType(Ctx);
   SmallVector<Instruction *, 8> Todo;
+  DenseMap<const AllocaInst *, bool> Escapes;   // does the local's address escape?
   for (Instruction &I : instructions(F)) {
     Value *Ptr;
     Type *Ty;
@@ -141,9 +143,23 @@ static bool wideAccesses(Function &F) {
     TypeSize TS = DL.getTypeStoreSize(Ty);
     if (TS.isScalable()) continue;
     uint64_t Size = TS.getFixedSize();
-    if (!Size || Size == 1 || Size == 2 || Size == 4 || Size == 8 || Size == 16) continue;
-    if (isa<AllocaInst>(getUnderlyingObject(Ptr)) && !PointerMayBeCaptured(Ptr, true, true))
+    if (!Size) continue;
+    auto *A = dyn_cast<AllocaInst>(getUnderlyingObject(Ptr));
+    if (Size == 1 || Size == 2 || Size == 4 || Size == 8 || Size == 16) {
+      // TSan instruments these sizes, but skips a local's access when the pointer it goes
+      // through is not captured, and asks that of the pointer (a GEP into the local), not of
+      // the local: `buf[2] = 7` after MPI_Isend(buf, ...) or MPI_Get(buf, ...) got no callback,
+      // and its race with the call was missed (issue 22, stack buffers). If the local itself
+      // escapes, MPI or another thread may touch it: check the access (TSan left it alone, so
+      // this is its only check).
+      if (!A || PointerMayBeCaptured(Ptr, true, true)) continue;
+      auto It = Escapes.find(A);
+      if (It == Escapes.end()) It = Escapes.insert({A, PointerMayBeCaptured(A, true, true)}).first;
+      if (!It->second) continue;
+      Todo.push_back(&I);
       continue;
+    }
+    if (A && !PointerMayBeCaptured(Ptr, true, true)) continue;
     Todo.push_back(&I);
   }
   SmallVector<IntrinsicInst *, 4> Masked;

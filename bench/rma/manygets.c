@@ -1,0 +1,26 @@
+/* Many gets into one buffer in one epoch (issue 22 item 7): each get after the first races
+ * with the ones still in flight (one reported pair); memory must stay bounded by the distinct
+ * byte ranges, time within 2x of the plain run. */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+int main(int argc, char **argv) {
+  MPI_Init(&argc, &argv);
+  int rank, n = argc > 1 ? atoi(argv[1]) : 100000, *base, buf[4];
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Win win;
+  MPI_Win_allocate(64 * sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win);
+  MPI_Barrier(MPI_COMM_WORLD);
+  double t = MPI_Wtime();
+  if (rank == 0) {
+    MPI_Win_lock_all(0, win);
+    for (int i = 0; i < n; i++) MPI_Get(buf, 1, MPI_INT, 1, i % 64, 1, MPI_INT, win);
+    MPI_Win_unlock_all(win);
+  }
+  t = MPI_Wtime() - t;
+  if (rank == 0) printf("%d gets: %.1f ms (%.2f us per get) %d\n", n, t * 1e3, t * 1e6 / n, buf[0]);
+  MPI_Barrier(MPI_COMM_WORLD);
+  MPI_Win_free(&win);
+  MPI_Finalize();
+  return 0;
+}

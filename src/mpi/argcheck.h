@@ -1,0 +1,24 @@
+/* Argument errors that MPI may answer with a crash, a hang or an abort that names no line
+ * (issue 22 item 8): a NULL buffer with a non-zero count, a derived datatype that was never
+ * committed. hrace diagnoses them with the caller's line before the real call, which then goes
+ * through unchanged; hrace itself must not touch such a buffer or flatten such a type. RMA's
+ * rank and displacement checks are in rma/ops.c (hrace__rma_begin). */
+#ifndef HRACE_MPI_ARGCHECK_H
+#define HRACE_MPI_ARGCHECK_H
+#include <mpi.h>
+#include <stdint.h>
+
+/* May dt be used to communicate: predefined, or derived and committed? (MPI has no query for
+ * "committed": a zero-count MPI_Pack on a private communicator whose errors return says it.) */
+int hrace__type_committed(MPI_Datatype dt);
+
+/* Check one buffer argument (what: "origin buffer", "buffer", ...) of call fn made at return
+ * address pc; diagnose what is wrong. Returns 0 when the arguments are usable, -1 when hrace
+ * must stay out of the call's way (nothing recorded, nothing flattened). A NULL address is
+ * MPI_BOTTOM in Open MPI and MPICH: with a datatype of absolute addresses (true lower bound
+ * not 0) it is legal and not diagnosed. */
+int hrace__check_buffer(const char *fn, const char *what, const void *buf, long long count,
+                        MPI_Datatype dt, uintptr_t pc);
+/* The datatype alone (a target datatype). */
+int hrace__check_type(const char *fn, const char *what, MPI_Datatype dt, uintptr_t pc);
+#endif
