@@ -675,6 +675,22 @@ def suppression_tests(H, tmp, job, user_env):
     ok(seen["HRACE_RUN_OPTIONS"].endswith(f"exitcode=0 suppressions={good}"),
        "run: the suppressions file goes to the runtime (absolute path)", good,
        seen["HRACE_RUN_OPTIONS"])
+    # Paths with white space, commas and quotes travel quoted (src/base/options.c reads them
+    # back; tests/unit/test_options.c checks that side).
+    odd_dir = os.path.join(tmp, 'odd dir, "q"')
+    os.makedirs(odd_dir)
+    odd = os.path.join(odd_dir, "s.supp")
+    with open(odd, "w") as f:
+        f.write("# nothing to hide\n")
+    rc, out, errs = H("run", "--suppressions", odd, "--", sys.executable, job, "race", "0",
+                      env=dict(user_env, HRACE_OPTIONS='verbosity=1,report_dir="/a,b" x=\'c,d\''))
+    seen = json.load(open(os.path.join(tmp, "env.json")))
+    quoted = '"' + odd.replace('"', '\\"') + '"'
+    ok(rc == 66 and seen["HRACE_RUN_OPTIONS"].endswith(f"suppressions={quoted}"),
+       "run: a suppressions path with a space, a comma and quotes goes quoted", quoted,
+       (rc, errs, seen["HRACE_RUN_OPTIONS"]))
+    is_('verbosity=1 report_dir="/a,b" x=\'c,d\'', seen["HRACE_OPTIONS"],
+        "run: commas between the user's options become spaces, those in quotes stay")
 
     # merge: four races, each rule must take exactly its own.
     d = os.path.join(tmp, "supp-reports")
