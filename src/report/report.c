@@ -9,6 +9,7 @@
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -550,7 +551,11 @@ void hrace__report_init(const hrace_rank_info_t *info) {
   if (hrace__opt.report_dir && *hrace__opt.report_dir) pthread_once(&signals_once, install_signal_handlers);
 }
 
+static bool is_benign(const hrace_report_t *r);
+
+/* A benign race counts as seen: its caller need not compose it. */
 bool hrace__report_seen(const hrace_report_t *r) {
+  if (is_benign(r)) return true;
   race_entry_t key;
   race_key(r, &key);
   pthread_mutex_lock(&rep_lock);
@@ -560,8 +565,45 @@ bool hrace__report_seen(const hrace_report_t *r) {
   return e != NULL;
 }
 
+/* ---- benign ranges (AnnotateBenignRaceSized): few, looked at only when a race is found ---- */
+static struct { uintptr_t lo, hi; } *benign;
+static size_t n_benign, cap_benign;
+static _Atomic size_t any_benign;   /* n_benign, readable without the lock */
+static pthread_mutex_t benign_lock = PTHREAD_MUTEX_INITIALIZER;
+
+void hrace__report_benign(uintptr_t addr, uint64_t size) {
+  if (!size) return;
+  pthread_mutex_lock(&benign_lock);
+  if (n_benign == cap_benign) {
+    size_t cap = cap_benign ? 2 * cap_benign : 16;
+    void *p = realloc(benign, cap * sizeof *benign);
+    if (!p) {
+      pthread_mutex_unlock(&benign_lock);
+      return;
+    }
+    benign = p;
+    cap_benign = cap;
+  }
+  uintptr_t hi = addr + size < addr ? UINTPTR_MAX : addr + size;
+  benign[n_benign].lo = addr;
+  benign[n_benign++].hi = hi;
+  atomic_store(&any_benign, n_benign);
+  pthread_mutex_unlock(&benign_lock);
+}
+
+static bool is_benign(const hrace_report_t *r) {
+  if (!atomic_load_explicit(&any_benign, memory_order_relaxed)) return false;
+  uintptr_t a = r->addr ? r->addr : r->base;
+  bool hit = false;
+  pthread_mutex_lock(&benign_lock);
+  for (size_t i = 0; i < n_benign && !hit; i++) hit = a >= benign[i].lo && a < benign[i].hi;
+  pthread_mutex_unlock(&benign_lock);
+  return hit;
+}
+
 void hrace__report_race(const hrace_report_t *r) {
   pthread_once(&atexit_once, register_atexit);
+  if (is_benign(r)) return;
   race_entry_t key;
   race_key(r, &key);
   pthread_mutex_lock(&rep_lock);

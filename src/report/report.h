@@ -81,6 +81,10 @@ void hrace__report_finish(void);
  * code): write the counts and a "crash" record instead of the summary. For wrappers of calls
  * that never return (MPI_Abort); fatal signals are handled inside the writer. */
 void hrace__report_abort(const char *why, int code);
+/* Races on [addr, addr + size) of this process are benign (ThreadSanitizer's
+ * AnnotateBenignRaceSized): a race whose first common byte lies there is neither reported nor
+ * counted. Thread-safe; ranges accumulate for the life of the process. */
+void hrace__report_benign(uintptr_t addr, uint64_t size);
 /* Number of distinct races this rank has reported so far. */
 unsigned hrace__report_count(void);
 #endif
