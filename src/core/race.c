@@ -5,6 +5,7 @@
 #include "core/race.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,7 +21,8 @@ typedef struct site {
   hrace_srcloc_t loc;          /* first: descriptors point here */
   unsigned nframes;
   hrace_frame_t frames[HRACE_REPORT_FRAMES];
-  void *packed;                /* hrace__site_pack's bytes, made on first use (under sites_mu) */
+  _Atomic(void *) packed;      /* hrace__site_pack's bytes, made on first use (under sites_mu),
+                                  then read without the lock */
   uint32_t packed_len;
 } site_t;
 static hrace_map_t sites = HRACE_MAP_INIT;   /* hash of the frames -> site_t, under sites_mu */
@@ -87,17 +89,26 @@ const hrace_srcloc_t *hrace__site_intern(const char *func, const char *file, int
 static hrace_map_t here = HRACE_MAP_INIT;   /* stack id (or pc) -> site_t, under sites_mu */
 
 const hrace_srcloc_t *hrace__site_here(uint32_t stack, uintptr_t pc) {
+  /* A loop of operations issues from one stack: the thread's last one is kept (sites live as
+   * long as the process). */
+  static __thread uint64_t last_key;
+  static __thread const hrace_srcloc_t *last_site;
   uint64_t key = stack ? stack : (uint64_t)pc | 1ull << 63;
+  if (key == last_key && last_site) return last_site;
   pthread_mutex_lock(&sites_mu);
   const site_t *s = hrace_map_get(&here, key);
   pthread_mutex_unlock(&sites_mu);
-  if (s) return &s->loc;
+  if (s) {
+    last_key = key, last_site = &s->loc;
+    return &s->loc;
+  }
   hrace_report_side_t side;
   hrace__race_side_frames(&side, stack, pc);   /* symbolizes: outside sites_mu */
   const hrace_srcloc_t *loc = hrace__site_intern_frames(side.frames, side.nframes);
   pthread_mutex_lock(&sites_mu);
   hrace_map_put(&here, key, (void *)loc);
   pthread_mutex_unlock(&sites_mu);
+  last_key = key, last_site = loc;
   return loc;
 }
 
@@ -112,8 +123,13 @@ unsigned hrace__site_frames(const hrace_srcloc_t *loc, hrace_frame_t *out, unsig
  * the file, each NUL-terminated. */
 const void *hrace__site_pack(const hrace_srcloc_t *loc, uint32_t *len) {
   site_t *s = (site_t *)loc;
+  void *done = atomic_load_explicit(&s->packed, memory_order_acquire);
+  if (done) {   /* every operation from a known stack: no lock */
+    *len = s->packed_len;
+    return done;
+  }
   pthread_mutex_lock(&sites_mu);
-  if (!s->packed) {
+  if (!atomic_load_explicit(&s->packed, memory_order_relaxed)) {
     size_t n = 0;
     for (unsigned i = 0; i < s->nframes; i++)
       n += 9 + strlen(s->frames[i].loc.func) + 1 + strlen(s->frames[i].loc.file) + 1;
@@ -128,11 +144,11 @@ const void *hrace__site_pack(const hrace_srcloc_t *loc, uint32_t *len) {
       memcpy(q, f->loc.file, b), q += b;
     }
     s->packed_len = (uint32_t)n;
-    s->packed = p;
+    atomic_store_explicit(&s->packed, p, memory_order_release);
   }
   pthread_mutex_unlock(&sites_mu);
   *len = s->packed_len;
-  return s->packed;
+  return atomic_load_explicit(&s->packed, memory_order_relaxed);
 }
 
 const hrace_srcloc_t *hrace__site_unpack(const void *bytes, uint32_t len) {

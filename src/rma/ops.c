@@ -166,7 +166,9 @@ void hrace__rma_end(hrace_rma_call_t *c, int rc) {
       view = &joined;
     }
     if (c->nranges && to != hrace__proc.rank) {
-      hrace__ctl_send_blob(to, &h, c->ranges, view, loc.func, loc.file, packed);
+      /* The packed frames hold the call's own location too: the strings need not travel. */
+      hrace__ctl_send_blob(to, &h, c->ranges, view, packed_len ? NULL : loc.func,
+                           packed_len ? NULL : loc.file, packed);
     } else if (c->nranges) {
       /* At ourselves the record is applied here and now, seen with this thread's own clock
        * (local part included): a message's clock could not tell this thread's accesses just
