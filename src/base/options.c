@@ -179,9 +179,9 @@ static void item_name(char *buf, size_t n, const char *item) {
 }
 
 /* Cut the next item out of *pp into a fresh string with its quotes removed (NULL: no more
- * items, or an error in c->err). */
+ * items, or an error in c->err); *at: where it starts in spec. */
 static char *next_item(parse_ctx_t *c, const char **pp, const char *spec, const char *where,
-                       bool *failed) {
+                       const char **at, bool *failed) {
   const char *p = *pp;
   *failed = false;
   for (;;) {
@@ -189,6 +189,7 @@ static char *next_item(parse_ctx_t *c, const char **pp, const char *spec, const 
     if (*p != '#') break;
     while (*p && *p != '\n') p++;   /* a comment */
   }
+  *at = p;
   if (*p == '\0') {
     *pp = p;
     return NULL;
@@ -302,10 +303,9 @@ static bool parse_include(parse_ctx_t *c, const char *file, const char *where) {
 static bool parse_spec(parse_ctx_t *c, const char *spec, const char *where) {
   const char *p = spec ? spec : "";
   for (;;) {
-    const char *at = p;
-    while (is_sep(*at)) at++;
+    const char *at;
     bool failed;
-    char *item = next_item(c, &p, spec, where, &failed);
+    char *item = next_item(c, &p, spec, where, &at, &failed);
     if (!item) return !failed;
     bool good;
     if (strncmp(item, "include=", 8) == 0) {

@@ -185,7 +185,7 @@ int main(void) {
   rejects(spec, "cycle");
 
   snprintf(bad, sizeof bad, "%s/bad.opts", dir);
-  write_file(bad, "verbosity=1\n\n  bogus=3\n");
+  write_file(bad, "verbosity=1\n# a comment\n  bogus=3\n");
   snprintf(spec, sizeof spec, "include=%s", bad);
   rejects(spec, "'bogus'");
   ok(strstr(err, "bad.opts:3:") != NULL, "an error in an include file names FILE:LINE (%s)", err);
