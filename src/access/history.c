@@ -15,6 +15,7 @@
 
 #include "clocks/found.h"
 #include "core/hooks.h"
+#include "core/race.h"
 #include "report/compose.h"
 #include "report/report.h"
 #include "report/symbolize.h"
@@ -237,6 +238,8 @@ void hrace__history_check(const uint64_t *ranges, uint32_t nranges, hrace_aid_t 
 static void side(hrace_report_side_t *s, const hrace_access_t *d, uint64_t off, uint64_t len) {
   hrace__report_side(s, hrace__op_name(d->op), d->rank, d->thread, off, len,
                      (d->flags & HRACE_ACC_REMOTE) ? d->loc : NULL, d->pc);
+  if (d->flags & HRACE_ACC_REMOTE) s->nframes = hrace__site_frames(d->loc, s->frames, HRACE_REPORT_FRAMES);
+  else hrace__race_side_frames(s, d->stack, d->pc);
 }
 
 void hrace__history_report(void *ctx, hrace_aid_t op, hrace_aid_t access, uint64_t addr,

@@ -138,25 +138,198 @@ static bool parse_item(char *item, hrace_options_t *o, char *err, size_t errlen)
   return false;
 }
 
+/* ---- the item syntax ----------------------------------------------------------------
+ * Items are separated by white space or commas. Inside an item, a value (or any part of it)
+ * may be quoted: "..." keeps separators and single quotes, with \" and \\ for a double quote
+ * and a backslash; '...' keeps everything up to the next single quote. The quotes themselves
+ * are not part of the value: suppressions="/a b/c,d.supp" names the file `/a b/c,d.supp`.
+ * An item starting with '#' is a comment to the end of its line (for include files).
+ * `include=FILE` reads more items from FILE, with the same syntax (one per line is fine); a
+ * relative FILE in an included file is relative to that file's directory. */
+
+#define INCLUDE_DEPTH 16   /* nested include files at most (a cycle is caught before) */
+
+typedef struct parse_ctx {
+  hrace_options_t *o;
+  char *err;
+  size_t errlen;
+  const char *files[INCLUDE_DEPTH];   /* the chain of include files being read (real paths) */
+  unsigned depth;
+} parse_ctx_t;
+
+static bool parse_spec(parse_ctx_t *c, const char *spec, const char *where);
+
+/* "FILE:LINE: " in front of messages about items read from an include file. */
+static void where_prefix(char *buf, size_t n, const char *where, const char *spec,
+                         const char *at) {
+  if (!where) {
+    buf[0] = '\0';
+    return;
+  }
+  unsigned line = 1;
+  for (const char *q = spec; q < at; q++) line += *q == '\n';
+  snprintf(buf, n, "%s:%u: ", where, line);
+}
+
+/* The name of item `item` (up to '=' or its end) for messages, at most 64 bytes. */
+static void item_name(char *buf, size_t n, const char *item) {
+  size_t k = strcspn(item, "=");
+  if (k > 64) k = 64;
+  snprintf(buf, n, "%.*s", (int)k, item);
+}
+
+/* Cut the next item out of *pp into a fresh string with its quotes removed (NULL: no more
+ * items, or an error in c->err); *at: where it starts in spec. */
+static char *next_item(parse_ctx_t *c, const char **pp, const char *spec, const char *where,
+                       const char **at, bool *failed) {
+  const char *p = *pp;
+  *failed = false;
+  for (;;) {
+    while (is_sep(*p)) p++;
+    if (*p != '#') break;
+    while (*p && *p != '\n') p++;   /* a comment */
+  }
+  *at = p;
+  if (*p == '\0') {
+    *pp = p;
+    return NULL;
+  }
+  char *item = malloc(strlen(p) + 1), *o = item;
+  if (!item) {
+    snprintf(c->err, c->errlen, "out of memory");
+    *failed = true;
+    return NULL;
+  }
+  while (*p && !is_sep(*p)) {
+    char q = *p;
+    if (q != '"' && q != '\'') {
+      *o++ = *p++;
+      continue;
+    }
+    const char *open = p++;
+    while (*p && *p != q) {
+      if (q == '"' && *p == '\\' && (p[1] == '"' || p[1] == '\\')) p++;
+      *o++ = *p++;
+    }
+    if (*p != q) {
+      char pre[600], name[80];
+      *o = '\0';
+      where_prefix(pre, sizeof pre, where, spec, open);
+      item_name(name, sizeof name, item);
+      snprintf(c->err, c->errlen, "%soption '%s': unterminated %s quote in its value", pre,
+               name, q == '"' ? "double" : "single");
+      free(item);
+      *failed = true;
+      return NULL;
+    }
+    p++;
+  }
+  *o = '\0';
+  *pp = p;
+  return item;
+}
+
+/* The directory part of path (with its '/'), or "" for a bare name. */
+static size_t dir_len(const char *path) {
+  const char *s = strrchr(path, '/');
+  return s ? (size_t)(s - path) + 1 : 0;
+}
+
+/* include=FILE: read the file and parse its items (relative names are relative to the file
+ * that names them, or to the current directory at the top level). */
+static bool parse_include(parse_ctx_t *c, const char *file, const char *where) {
+  if (*file == '\0') {
+    snprintf(c->err, c->errlen, "option 'include' wants a file name");
+    return false;
+  }
+  char path[4096];
+  if (file[0] != '/' && where)
+    snprintf(path, sizeof path, "%.*s%s", (int)dir_len(where), where, file);
+  else
+    snprintf(path, sizeof path, "%s", file);
+  char *real = realpath(path, NULL);
+  FILE *f = real ? fopen(real, "r") : NULL;
+  if (!f) {
+    snprintf(c->err, c->errlen, "option 'include': cannot read '%s': %s", path, strerror(errno));
+    free(real);
+    return false;
+  }
+  for (unsigned i = 0; i < c->depth; i++)
+    if (strcmp(c->files[i], real) == 0) {
+      snprintf(c->err, c->errlen, "option 'include': '%s' is included again while it is "
+               "being read (an include cycle)", path);
+      fclose(f);
+      free(real);
+      return false;
+    }
+  if (c->depth == INCLUDE_DEPTH) {
+    snprintf(c->err, c->errlen, "option 'include': more than %d nested include files at '%s'",
+             INCLUDE_DEPTH, path);
+    fclose(f);
+    free(real);
+    return false;
+  }
+  size_t cap = 4096, len = 0;
+  char *text = malloc(cap);
+  size_t got;
+  while (text && (got = fread(text + len, 1, cap - len - 1, f)) > 0) {
+    len += got;
+    if (len + 1 == cap) {
+      char *bigger = cap < (1u << 24) ? realloc(text, cap *= 2) : NULL;
+      if (!bigger) free(text);
+      text = bigger;
+    }
+  }
+  bool bad_read = ferror(f);
+  fclose(f);
+  if (!text || bad_read) {
+    snprintf(c->err, c->errlen, "option 'include': cannot read '%s'%s", path,
+             text ? "" : " (out of memory, or larger than 16 MiB)");
+    free(text);
+    free(real);
+    return false;
+  }
+  text[len] = '\0';
+  c->files[c->depth++] = real;
+  bool good = parse_spec(c, text, real);
+  c->depth--;
+  free(text);
+  free(real);
+  return good;
+}
+
+/* Parse the items of spec into c->o; `where` names the include file it came from (NULL: the
+ * environment). */
+static bool parse_spec(parse_ctx_t *c, const char *spec, const char *where) {
+  const char *p = spec ? spec : "";
+  for (;;) {
+    const char *at;
+    bool failed;
+    char *item = next_item(c, &p, spec, where, &at, &failed);
+    if (!item) return !failed;
+    bool good;
+    if (strncmp(item, "include=", 8) == 0) {
+      good = parse_include(c, item + 8, where);
+    } else {
+      good = parse_item(item, c->o, c->err, c->errlen);
+      if (!good && where) {   /* say where the item was */
+        char pre[600], msg[512];
+        where_prefix(pre, sizeof pre, where, spec, at);
+        snprintf(msg, sizeof msg, "%s", c->err);
+        snprintf(c->err, c->errlen, "%s%s", pre, msg);
+      }
+    }
+    free(item);
+    if (!good) return false;
+  }
+}
+
 /* Parses into a scratch copy, so `out` is left as it was when an item is rejected. */
 bool hrace__options_parse(const char *spec, hrace_options_t *out, char *err, size_t errlen) {
   hrace_options_t o = defaults;
   if (errlen) err[0] = '\0';
-  const char *p = spec ? spec : "";
-  for (;;) {
-    while (is_sep(*p)) p++;
-    if (*p == '\0') break;
-    const char *start = p;
-    while (*p && !is_sep(*p)) p++;
-    char *item = strndup(start, (size_t)(p - start));
-    if (!item) {
-      snprintf(err, errlen, "out of memory");
-      return false;
-    }
-    bool good = parse_item(item, &o, err, errlen);
-    free(item);
-    if (!good) return false;
-  }
+  parse_ctx_t c = { .o = &o, .err = err, .errlen = errlen };
+  if (!parse_spec(&c, spec, NULL)) return false;
   /* Counts with a lower bound. */
   const struct { const char *name; long v, min; } counts[] = {
     { "exporters", o.exporters, 0 }, { "clock_budget", o.clock_budget, 0 },
@@ -186,7 +359,9 @@ bool hrace__options_parse(const char *spec, hrace_options_t *out, char *err, siz
 void hrace__options_help(void *f) {
   FILE *out = f;
   fprintf(out, "hrace options: HRACE_OPTIONS=\"name=value name=value ...\" "
-               "(separated by spaces or commas)\n");
+               "(separated by spaces or commas; quote a value that holds them: "
+               "name=\"a b,c\" or name='a b,c';\n  include=FILE reads more options from FILE, "
+               "one per line or the same syntax, '#' starts a comment)\n");
   for (size_t i = 0; i < NDESCS; i++)
     fprintf(out, "  %-12s %-4s  default %-5s  %s\n", descs[i].name, type_names[descs[i].type],
             descs[i].def, descs[i].doc);

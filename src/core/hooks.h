@@ -32,6 +32,10 @@ typedef struct hrace_segment_label {
   uintptr_t base;              /* the segment's first byte */
   uint64_t size;
   const char *allocation;      /* the call that made the memory ("MPI_Win_allocate", ...) */
+  uintptr_t alloc_pc;          /* where the application made that call (a return address; 0:
+                                  not known) */
+  const char *window_call;     /* the call that made the window, and where (0: not known) */
+  uintptr_t window_pc;
 } hrace_segment_label_t;
 extern void (*hrace__segment_label_hook)(const hrace_shadow_t *cells, hrace_segment_label_t *out);
 

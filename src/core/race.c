@@ -5,6 +5,7 @@
 #include "core/race.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +21,9 @@ typedef struct site {
   hrace_srcloc_t loc;          /* first: descriptors point here */
   unsigned nframes;
   hrace_frame_t frames[HRACE_REPORT_FRAMES];
+  _Atomic(void *) packed;      /* hrace__site_pack's bytes, made on first use (under sites_mu),
+                                  then read without the lock */
+  uint32_t packed_len;
 } site_t;
 static hrace_map_t sites = HRACE_MAP_INIT;   /* hash of the frames -> site_t, under sites_mu */
 static pthread_mutex_t sites_mu = PTHREAD_MUTEX_INITIALIZER;
@@ -34,7 +38,7 @@ static bool frames_eq(const site_t *s, const hrace_frame_t *f, unsigned n) {
   if (s->nframes != n) return false;
   for (unsigned i = 0; i < n; i++)
     if (s->frames[i].inlined != f[i].inlined || s->frames[i].loc.line != f[i].loc.line ||
-        strcmp(s->frames[i].loc.func, f[i].loc.func) || strcmp(s->frames[i].loc.file, f[i].loc.file))
+        s->frames[i].loc.column != f[i].loc.column || strcmp(s->frames[i].loc.func, f[i].loc.func) || strcmp(s->frames[i].loc.file, f[i].loc.file))
       return false;
   return true;
 }
@@ -47,7 +51,7 @@ static bool site_is(const void *val, const void *arg) {
   const site_t *s = val;
   const frames_t *k = arg;
   const hrace_srcloc_t *loc = &k->f[0].loc;
-  return s->loc.line == loc->line && !strcmp(s->loc.file, loc->file) &&
+  return s->loc.line == loc->line && s->loc.column == loc->column && !strcmp(s->loc.file, loc->file) &&
          !strcmp(s->loc.func, loc->func) && frames_eq(s, k->f, k->n);
 }
 
@@ -64,11 +68,12 @@ const hrace_srcloc_t *hrace__site_intern_frames(const hrace_frame_t *f, unsigned
   if (!s) {
     s = calloc(1, sizeof *s);
     if (!s) abort();
-    s->loc = (hrace_srcloc_t){ xstrdup(loc->func), xstrdup(loc->file), loc->line };
+    s->loc = (hrace_srcloc_t){ xstrdup(loc->func), xstrdup(loc->file), loc->line, loc->column };
     s->nframes = n;
     for (unsigned i = 0; i < n; i++)
       s->frames[i] = (hrace_frame_t){ .loc = { xstrdup(f[i].loc.func), xstrdup(f[i].loc.file),
-                                               f[i].loc.line }, .inlined = f[i].inlined };
+                                               f[i].loc.line, f[i].loc.column },
+                                      .inlined = f[i].inlined };
     hrace_map_add(&sites, h, s);
   }
   pthread_mutex_unlock(&sites_mu);
@@ -78,6 +83,93 @@ const hrace_srcloc_t *hrace__site_intern_frames(const hrace_frame_t *f, unsigned
 const hrace_srcloc_t *hrace__site_intern(const char *func, const char *file, int line) {
   hrace_frame_t f = { .loc = { func ? func : "??", file ? file : "??", line } };
   return hrace__site_intern_frames(&f, 1);
+}
+
+/* ---- sites of this process's own calls (RMA operations), by stack ---- */
+static hrace_map_t here = HRACE_MAP_INIT;   /* stack id (or pc) -> site_t, under sites_mu */
+
+const hrace_srcloc_t *hrace__site_here(uint32_t stack, uintptr_t pc) {
+  /* A loop of operations issues from one stack: the thread's last one is kept (sites live as
+   * long as the process). */
+  static __thread uint64_t last_key;
+  static __thread const hrace_srcloc_t *last_site;
+  uint64_t key = stack ? stack : (uint64_t)pc | 1ull << 63;
+  if (key == last_key && last_site) return last_site;
+  pthread_mutex_lock(&sites_mu);
+  const site_t *s = hrace_map_get(&here, key);
+  pthread_mutex_unlock(&sites_mu);
+  if (s) {
+    last_key = key, last_site = &s->loc;
+    return &s->loc;
+  }
+  hrace_report_side_t side;
+  hrace__race_side_frames(&side, stack, pc);   /* symbolizes: outside sites_mu */
+  const hrace_srcloc_t *loc = hrace__site_intern_frames(side.frames, side.nframes);
+  pthread_mutex_lock(&sites_mu);
+  hrace_map_put(&here, key, (void *)loc);
+  pthread_mutex_unlock(&sites_mu);
+  last_key = key, last_site = loc;
+  return loc;
+}
+
+unsigned hrace__site_frames(const hrace_srcloc_t *loc, hrace_frame_t *out, unsigned max) {
+  const site_t *s = (const site_t *)loc;
+  unsigned n = s->nframes < max ? s->nframes : max;
+  memcpy(out, s->frames, n * sizeof *out);
+  return n;
+}
+
+/* The packed form: per frame, int32 line, int32 column, uint8 inlined, then the function and
+ * the file, each NUL-terminated. */
+const void *hrace__site_pack(const hrace_srcloc_t *loc, uint32_t *len) {
+  site_t *s = (site_t *)loc;
+  void *done = atomic_load_explicit(&s->packed, memory_order_acquire);
+  if (done) {   /* every operation from a known stack: no lock */
+    *len = s->packed_len;
+    return done;
+  }
+  pthread_mutex_lock(&sites_mu);
+  if (!atomic_load_explicit(&s->packed, memory_order_relaxed)) {
+    size_t n = 0;
+    for (unsigned i = 0; i < s->nframes; i++)
+      n += 9 + strlen(s->frames[i].loc.func) + 1 + strlen(s->frames[i].loc.file) + 1;
+    char *p = malloc(n ? n : 1), *q = p;
+    if (!p) abort();
+    for (unsigned i = 0; i < s->nframes; i++) {
+      const hrace_frame_t *f = &s->frames[i];
+      int32_t line = f->loc.line, col = f->loc.column;
+      memcpy(q, &line, 4), memcpy(q + 4, &col, 4), q[8] = f->inlined, q += 9;
+      size_t a = strlen(f->loc.func) + 1, b = strlen(f->loc.file) + 1;
+      memcpy(q, f->loc.func, a), q += a;
+      memcpy(q, f->loc.file, b), q += b;
+    }
+    s->packed_len = (uint32_t)n;
+    atomic_store_explicit(&s->packed, p, memory_order_release);
+  }
+  pthread_mutex_unlock(&sites_mu);
+  *len = s->packed_len;
+  return atomic_load_explicit(&s->packed, memory_order_relaxed);
+}
+
+const hrace_srcloc_t *hrace__site_unpack(const void *bytes, uint32_t len) {
+  hrace_frame_t f[HRACE_REPORT_FRAMES];
+  unsigned n = 0;
+  const char *p = bytes, *end = p + len;
+  while (p < end) {
+    if (end - p < 9 || n == HRACE_REPORT_FRAMES) return NULL;
+    int32_t line, col;
+    memcpy(&line, p, 4), memcpy(&col, p + 4, 4);
+    bool inl = p[8] != 0;
+    p += 9;
+    const char *func = p, *z = memchr(p, 0, (size_t)(end - p));
+    if (!z) return NULL;
+    const char *file = z + 1;
+    z = file < end ? memchr(file, 0, (size_t)(end - file)) : NULL;
+    if (!z) return NULL;
+    p = z + 1;
+    f[n++] = (hrace_frame_t){ .loc = { func, file, line, col }, .inlined = inl };
+  }
+  return n ? hrace__site_intern_frames(f, n) : NULL;
 }
 
 /* ---- sides ---- */
@@ -238,6 +330,7 @@ static void memory(hrace_report_t *r, const hrace_segment_label_t *seg) {
   r->allocation = seg->allocation;
   r->alloc_base = seg->base;
   r->alloc_size = seg->size;
+  r->alloc_pc = seg->alloc_pc;
 }
 
 void hrace__race_report(hrace_report_t *r, uintptr_t addr) {
@@ -252,7 +345,8 @@ void hrace__race_sink(void *ctx, hrace_aid_t now, hrace_aid_t prev, uint64_t off
   const hrace_access_t *a = hrace__access_get(now), *b = hrace__access_get(prev);
   hrace_report_t r = {
     .kind = kind_of(a, b), .window = seg.window, .owner = hrace__proc.rank,
-    .base = seg.base, .addr = seg.base + off,
+    .base = seg.base, .addr = seg.base + off, .window_call = seg.window_call,
+    .window_pc = seg.window_pc,
   };
   side_head(&r.a, a, off, len);
   side_head(&r.b, b, off, len);

@@ -19,6 +19,17 @@ const hrace_srcloc_t *hrace__site_intern(const char *func, const char *file, int
 /* The same with the origin's short stack (innermost first; frames[0] is the location). */
 const hrace_srcloc_t *hrace__site_intern_frames(const hrace_frame_t *frames, unsigned n);
 
+/* The site of a call this process makes (an RMA operation's issue): code address pc (a
+ * return address into the caller) and the interned stack `stack` (core/stack.h; 0: pc only),
+ * resolved to at most `stack_depth` frames and interned like the sites above; cached by stack.
+ * The frames of any interned site: at most max, innermost first. */
+const hrace_srcloc_t *hrace__site_here(uint32_t stack, uintptr_t pc);
+unsigned hrace__site_frames(const hrace_srcloc_t *site, hrace_frame_t *out, unsigned max);
+/* A site's frames as bytes for a message (owned by the site; *len bytes), and back: the
+ * interned site, or NULL when the bytes are malformed. */
+const void *hrace__site_pack(const hrace_srcloc_t *site, uint32_t *len);
+const hrace_srcloc_t *hrace__site_unpack(const void *bytes, uint32_t len);
+
 /* The synchronisation region of each side comes from its descriptor's `sync` label
  * (clocks/access.h): set by the runtime for local accesses, from the record for remote ones. */
 

@@ -9,6 +9,7 @@
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -314,8 +315,8 @@ static void json_side(sbuf_t *b, const hrace_report_side_t *s) {
   sb_json_str(b, s->loc.func);
   sb_printf(b, ",\"file\":");
   sb_json_str(b, s->loc.file);
-  sb_printf(b, ",\"line\":%d,\"offset\":%" PRIu64 ",\"size\":%" PRIu64 ",\"stack\":[", s->loc.line,
-            s->offset, s->size);
+  sb_printf(b, ",\"line\":%d,\"column\":%d,\"offset\":%" PRIu64 ",\"size\":%" PRIu64 ",\"stack\":[",
+            s->loc.line, s->loc.column, s->offset, s->size);
   hrace_frame_t one;
   const hrace_frame_t *f;
   unsigned n = side_frames(s, &f, &one);
@@ -324,18 +325,43 @@ static void json_side(sbuf_t *b, const hrace_report_side_t *s) {
     sb_json_str(b, f[i].loc.func);
     sb_printf(b, ",\"file\":");
     sb_json_str(b, f[i].loc.file);
-    sb_printf(b, ",\"line\":%d,\"inlined\":%s}", f[i].loc.line, f[i].inlined ? "true" : "false");
+    sb_printf(b, ",\"line\":%d,\"column\":%d,\"inlined\":%s}", f[i].loc.line, f[i].loc.column,
+              f[i].inlined ? "true" : "false");
   }
   sb_printf(b, "],\"sync\":");
   sb_json_str(b, s->sync);
   sb_putc(b, '}');
 }
 
-static void json_race(sbuf_t *b, unsigned id, const hrace_report_t *r) {
+/* {"func","file","line","column"} of a call site, or null. */
+static void json_site(sbuf_t *b, const hrace_srcloc_t *loc) {
+  if (!loc) {
+    sb_printf(b, "null");
+    return;
+  }
+  sb_printf(b, "{\"func\":");
+  sb_json_str(b, loc->func);
+  sb_printf(b, ",\"file\":");
+  sb_json_str(b, loc->file);
+  sb_printf(b, ",\"line\":%d,\"column\":%d}", loc->line, loc->column);
+}
+
+static void json_race(sbuf_t *b, unsigned id, const hrace_report_t *r,
+                      const hrace_srcloc_t *alloc_site, const hrace_srcloc_t *win_site) {
   sb_printf(b, "{\"type\":\"race\",\"id\":%u,\"rank\":%d,\"kind\":", id, rep_rank);
   sb_json_str(b, r->kind);
   sb_printf(b, ",\"window\":");
   sb_json_str(b, r->window);
+  sb_printf(b, ",\"window_site\":");
+  if (r->window && win_site) {
+    sb_printf(b, "{\"call\":");
+    sb_json_str(b, r->window_call);
+    sb_printf(b, ",\"site\":");
+    json_site(b, win_site);
+    sb_putc(b, '}');
+  } else {
+    sb_printf(b, "null");
+  }
   sb_printf(b, ",\"owner\":%d,\"base\":\"0x%" PRIxPTR "\",\"addr\":", r->owner, r->base);
   if (r->addr) sb_printf(b, "\"0x%" PRIxPTR "\"", r->addr);
   else sb_printf(b, "null");
@@ -352,7 +378,10 @@ static void json_race(sbuf_t *b, unsigned id, const hrace_report_t *r) {
   if (r->allocation) {
     sb_printf(b, "{\"what\":");
     sb_json_str(b, r->allocation);
-    sb_printf(b, ",\"base\":\"0x%" PRIxPTR "\",\"size\":%" PRIu64 "}", r->alloc_base, r->alloc_size);
+    sb_printf(b, ",\"base\":\"0x%" PRIxPTR "\",\"size\":%" PRIu64 ",\"site\":", r->alloc_base,
+              r->alloc_size);
+    json_site(b, alloc_site);
+    sb_putc(b, '}');
   } else {
     sb_printf(b, "null");
   }
@@ -369,6 +398,7 @@ static void json_race(sbuf_t *b, unsigned id, const hrace_report_t *r) {
 static void text_where(sbuf_t *b, const hrace_srcloc_t *loc) {
   sb_printf(b, "%s (%s", nz(loc->func), basename_of(loc->file));
   if (loc->line > 0) sb_printf(b, ":%d", loc->line);
+  if (loc->line > 0 && loc->column > 0) sb_printf(b, ":%d", loc->column);
   sb_putc(b, ')');
 }
 
@@ -396,7 +426,8 @@ static void overlap(const hrace_report_t *r, uint64_t *lo, uint64_t *hi) {
   }
 }
 
-static void text_race(const hrace_report_t *r) {
+static void text_race(const hrace_report_t *r, const hrace_srcloc_t *alloc_site,
+                      const hrace_srcloc_t *win_site) {
   uint64_t lo, hi;
   overlap(r, &lo, &hi);
   bool c = use_colour();
@@ -412,9 +443,23 @@ static void text_race(const hrace_report_t *r) {
     sb_printf(&b, "==hrace==   memory: variable '%s' (%" PRIu64 " bytes), bytes [%" PRIu64 ",%" PRIu64
                   ") of it\n", r->variable.name, r->variable.size, r->variable.offset,
               r->variable.offset + (hi - lo));
-  else if (r->allocation)
-    sb_printf(&b, "==hrace==   memory: %" PRIu64 " bytes from %s at 0x%" PRIxPTR "\n", r->alloc_size,
+  else if (r->allocation) {
+    sb_printf(&b, "==hrace==   memory: %" PRIu64 " bytes from %s at 0x%" PRIxPTR, r->alloc_size,
               r->allocation, r->alloc_base);
+    if (alloc_site) {
+      sb_printf(&b, ", called in ");
+      text_where(&b, alloc_site);
+    }
+    sb_putc(&b, '\n');
+  }
+  /* The window's own call, unless the memory line has just named it. */
+  bool said = !r->variable.name && r->allocation && alloc_site && r->window_call &&
+              strcmp(r->allocation, r->window_call) == 0;
+  if (r->window && win_site && !said) {
+    sb_printf(&b, "==hrace==   window: \"%s\" made by %s in ", r->window, nz(r->window_call));
+    text_where(&b, win_site);
+    sb_putc(&b, '\n');
+  }
   text_side(&b, &r->a);
   text_side(&b, &r->b);
   if (r->hint)
@@ -550,7 +595,11 @@ void hrace__report_init(const hrace_rank_info_t *info) {
   if (hrace__opt.report_dir && *hrace__opt.report_dir) pthread_once(&signals_once, install_signal_handlers);
 }
 
+static bool is_benign(const hrace_report_t *r);
+
+/* A benign race counts as seen: its caller need not compose it. */
 bool hrace__report_seen(const hrace_report_t *r) {
+  if (is_benign(r)) return true;
   race_entry_t key;
   race_key(r, &key);
   pthread_mutex_lock(&rep_lock);
@@ -560,10 +609,53 @@ bool hrace__report_seen(const hrace_report_t *r) {
   return e != NULL;
 }
 
+/* ---- benign ranges (AnnotateBenignRaceSized): few, looked at only when a race is found ---- */
+static struct { uintptr_t lo, hi; } *benign;
+static size_t n_benign, cap_benign;
+static _Atomic size_t any_benign;   /* n_benign, readable without the lock */
+static pthread_mutex_t benign_lock = PTHREAD_MUTEX_INITIALIZER;
+
+void hrace__report_benign(uintptr_t addr, uint64_t size) {
+  if (!size) return;
+  pthread_mutex_lock(&benign_lock);
+  if (n_benign == cap_benign) {
+    size_t cap = cap_benign ? 2 * cap_benign : 16;
+    void *p = realloc(benign, cap * sizeof *benign);
+    if (!p) {
+      pthread_mutex_unlock(&benign_lock);
+      return;
+    }
+    benign = p;
+    cap_benign = cap;
+  }
+  uintptr_t hi = addr + size < addr ? UINTPTR_MAX : addr + size;
+  benign[n_benign].lo = addr;
+  benign[n_benign++].hi = hi;
+  atomic_store(&any_benign, n_benign);
+  pthread_mutex_unlock(&benign_lock);
+}
+
+static bool is_benign(const hrace_report_t *r) {
+  if (!atomic_load_explicit(&any_benign, memory_order_relaxed)) return false;
+  uintptr_t a = r->addr ? r->addr : r->base;
+  bool hit = false;
+  pthread_mutex_lock(&benign_lock);
+  for (size_t i = 0; i < n_benign && !hit; i++) hit = a >= benign[i].lo && a < benign[i].hi;
+  pthread_mutex_unlock(&benign_lock);
+  return hit;
+}
+
 void hrace__report_race(const hrace_report_t *r) {
   pthread_once(&atexit_once, register_atexit);
+  if (is_benign(r)) return;
   race_entry_t key;
   race_key(r, &key);
+  /* The call sites that made the memory and the window, resolved before rep_lock (the
+   * symbolizer has its own lock). */
+  hrace_srcloc_t alloc_loc, win_loc;
+  const hrace_srcloc_t *alloc_site = NULL, *win_site = NULL;
+  if (r->alloc_pc && r->allocation && hrace__symbolize(r->alloc_pc, &alloc_loc)) alloc_site = &alloc_loc;
+  if (r->window_pc && r->window && hrace__symbolize(r->window_pc, &win_loc)) win_site = &win_loc;
   pthread_mutex_lock(&rep_lock);
   race_entry_t *e = race_find(&key);
   if (e) {
@@ -595,10 +687,10 @@ void hrace__report_race(const hrace_report_t *r) {
   }
   e->shown = true;
   n_shown++;
-  if (hrace__opt.report_text) text_race(r);
+  if (hrace__opt.report_text) text_race(r, alloc_site, win_site);
   if (hrace__opt.report_dir && *hrace__opt.report_dir) {
     sbuf_t b = { 0 };
-    json_race(&b, e->id, r);
+    json_race(&b, e->id, r, alloc_site, win_site);
     json_line(&b);
     free(b.p);
   }

@@ -39,6 +39,11 @@ typedef struct hrace_report {
                                NULL: not known */
   uintptr_t alloc_base;     /* that allocation's start (0: not known) */
   uint64_t alloc_size;      /* and size in bytes (0: not known) */
+  uintptr_t alloc_pc;       /* where that call was made: a return address into the application
+                               (0: not known); the writer symbolizes it */
+  const char *window_call;  /* the call that made the window ("MPI_Win_create", ...; NULL: not
+                               known) ... */
+  uintptr_t window_pc;      /* ... and where it was made (a return address; 0: not known) */
   const char *hint;         /* what synchronisation was missing, when hrace can tell; or NULL */
   hrace_report_side_t a;    /* the access that found the race (the later one in real time) */
   hrace_report_side_t b;    /* the earlier access it conflicts with */
@@ -81,6 +86,10 @@ void hrace__report_finish(void);
  * code): write the counts and a "crash" record instead of the summary. For wrappers of calls
  * that never return (MPI_Abort); fatal signals are handled inside the writer. */
 void hrace__report_abort(const char *why, int code);
+/* Races on [addr, addr + size) of this process are benign (ThreadSanitizer's
+ * AnnotateBenignRaceSized): a race whose first common byte lies there is neither reported nor
+ * counted. Thread-safe; ranges accumulate for the life of the process. */
+void hrace__report_benign(uintptr_t addr, uint64_t size);
 /* Number of distinct races this rank has reported so far. */
 unsigned hrace__report_count(void);
 #endif

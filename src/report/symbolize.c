@@ -4,6 +4,7 @@
  * are cached per address and all strings are interned for the life of the process. */
 #include "report/symbolize.h"
 
+#include <dlfcn.h>
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
@@ -43,6 +44,65 @@ static const char *intern(const char *s) {
   if (!copy) return "??";
   hrace_map_add(&strs, h, copy);
   return copy;
+}
+
+/* ---- demangling ---- */
+/* libstdc++'s (and libc++'s) demangler, looked up in the process rather than linked: a C++
+ * program has it loaded, and a program with no C++ runtime has no C++ names to read. */
+typedef char *(*cxa_demangle_fn)(const char *, char *, size_t *, int *);
+
+static char *demangle_fortran(const char *name) {
+  /* gfortran: module procedure `proc` of module `mod` is "__mod_MOD_proc"; no other
+   * encoding is involved (names are lower case, '_' is literal). */
+  if (strncmp(name, "__", 2) != 0) return NULL;
+  const char *mod = name + 2, *sep = strstr(mod, "_MOD_");
+  if (!sep || sep == mod || sep[5] == '\0') return NULL;
+  size_t nm = (size_t)(sep - mod), np = strlen(sep + 5);
+  char *out = malloc(nm + 2 + np + 1);
+  if (!out) return NULL;
+  memcpy(out, mod, nm);
+  memcpy(out + nm, "::", 2);
+  memcpy(out + nm + 2, sep + 5, np + 1);
+  return out;
+}
+
+char *hrace__demangle(const char *name) {
+  if (!name) return NULL;
+  if (strncmp(name, "_Z", 2) == 0) {
+    static cxa_demangle_fn fn;
+    static bool looked;
+    if (!looked) {   /* under sym_lock, or from a test on one thread */
+      fn = (cxa_demangle_fn)dlsym(RTLD_DEFAULT, "__cxa_demangle");
+      looked = true;
+    }
+    int status = -1;
+    char *out = fn ? fn(name, NULL, NULL, &status) : NULL;
+    if (status == 0 && out) return out;
+    free(out);
+    return NULL;
+  }
+  return demangle_fortran(name);
+}
+
+/* The name to show for a function whose DWARF name is `plain` and whose linkage (ELF) name
+ * is `linkage` (either may be NULL): the demangled linkage name when there is one, interned. */
+static const char *func_name(const char *plain, const char *linkage) {
+  char *d = hrace__demangle(linkage);
+  if (!d && plain) return intern(plain);
+  if (!d) d = hrace__demangle(plain);   /* an ELF symbol handed in as the plain name */
+  if (!d) return intern(plain ? plain : linkage);
+  const char *got = intern(d);
+  free(d);
+  return got;
+}
+
+/* DW_AT_linkage_name of a function DIE, following DW_AT_abstract_origin (inlined copies) and
+ * DW_AT_specification (C++ member functions defined outside their class). */
+static const char *linkage_name(Dwarf_Die *die) {
+  Dwarf_Attribute attr;
+  const char *n = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_linkage_name, &attr));
+  if (!n) n = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &attr));
+  return n;
 }
 
 /* ---- per-address cache, keyed by the return address ---- */
@@ -125,8 +185,9 @@ static const char *unit_file(Dwarf_Die *cu, Dwarf_Word index) {
 static unsigned dwarf_frames(Dwarf_Die *cu, Dwarf_Addr pc, hrace_frame_t *out, unsigned max) {
   Dwarf_Line *l = dwarf_getsrc_die(cu, pc);
   const char *file = l ? unit_path(cu, dwarf_linesrc(l, NULL, NULL)) : "??";
-  int line = 0;
+  int line = 0, col = 0;
   if (!l || dwarf_lineno(l, &line) != 0) line = 0;
+  if (!l || dwarf_linecol(l, &col) != 0 || col < 0) col = 0;
   Dwarf_Die *scopes = NULL;
   int n = dwarf_getscopes(cu, pc, &scopes);
   if (n > 0) {
@@ -142,20 +203,22 @@ static unsigned dwarf_frames(Dwarf_Die *cu, Dwarf_Addr pc, hrace_frame_t *out, u
   for (int i = 0; i < n && k < max; i++) {
     int tag = dwarf_tag(&scopes[i]);
     if (tag != DW_TAG_subprogram && tag != DW_TAG_inlined_subroutine) continue;
-    const char *name = dwarf_diename(&scopes[i]);
-    out[k++] = (hrace_frame_t){ .loc = { .func = intern(name), .file = file, .line = line },
+    const char *name = func_name(dwarf_diename(&scopes[i]), linkage_name(&scopes[i]));
+    out[k++] = (hrace_frame_t){ .loc = { .func = name, .file = file, .line = line, .column = col },
                                 .inlined = tag == DW_TAG_inlined_subroutine };
     if (tag == DW_TAG_subprogram) break;
     Dwarf_Attribute attr;
-    Dwarf_Word cfile = 0, cline = 0;
+    Dwarf_Word cfile = 0, cline = 0, ccol = 0;
     bool has_file = dwarf_formudata(dwarf_attr(&scopes[i], DW_AT_call_file, &attr), &cfile) == 0;
     if (dwarf_formudata(dwarf_attr(&scopes[i], DW_AT_call_line, &attr), &cline) != 0) cline = 0;
+    if (dwarf_formudata(dwarf_attr(&scopes[i], DW_AT_call_column, &attr), &ccol) != 0) ccol = 0;
     file = has_file ? unit_file(cu, cfile) : "??";
     line = (int)cline;
+    col = (int)ccol;
   }
   free(scopes);
   if (k == 0 && l) {   /* line info but no function scope (assembly, stripped DIEs) */
-    out[0] = (hrace_frame_t){ .loc = { .func = "??", .file = file, .line = line } };
+    out[0] = (hrace_frame_t){ .loc = { .func = "??", .file = file, .line = line, .column = col } };
     k = 1;
   }
   return k;
@@ -177,12 +240,12 @@ static void lookup(uintptr_t ret, sym_entry_t *e) {
   if (cu) n = dwarf_frames(cu, addr - bias, frames, HRACE_INLINE_MAX);
   if (n > 0 && strcmp(frames[n - 1].loc.func, "??") == 0) {
     const char *sym = dwfl_module_addrname(mod, addr);   /* ELF symbol table */
-    if (sym) frames[n - 1].loc.func = intern(sym);
+    if (sym) frames[n - 1].loc.func = func_name(NULL, sym);
   }
   if (n == 0) {   /* no DWARF: the ELF symbol and the module path */
     const char *sym = dwfl_module_addrname(mod, addr);
     if (!sym) return;
-    frames[0] = (hrace_frame_t){ .loc = { .func = intern(sym), .file = e->unknown.file } };
+    frames[0] = (hrace_frame_t){ .loc = { .func = func_name(NULL, sym), .file = e->unknown.file } };
     n = 1;
   }
   e->frames = malloc(n * sizeof *e->frames);
@@ -241,7 +304,7 @@ bool hrace__symbolize_data(uintptr_t addr, hrace_datasym_t *out) {
   const char *name = mod ? dwfl_module_addrinfo(mod, addr, &off, &sym, NULL, NULL, NULL) : NULL;
   int type = name ? GELF_ST_TYPE(sym.st_info) : STT_NOTYPE;
   if (name && (type == STT_OBJECT || type == STT_TLS) && off < sym.st_size) {
-    *out = (hrace_datasym_t){ .name = intern(name), .offset = off, .size = sym.st_size };
+    *out = (hrace_datasym_t){ .name = func_name(NULL, name), .offset = off, .size = sym.st_size };
     found = true;
   }
   pthread_mutex_unlock(&sym_lock);

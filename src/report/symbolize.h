@@ -7,9 +7,12 @@
 #include <stdint.h>
 
 typedef struct hrace_srcloc {
-  const char *func;   /* "main", "??" when unknown; never NULL */
+  const char *func;   /* "main", "??" when unknown; never NULL. Qualified and demangled where
+                         the module says more than the plain name: "ns::Grid::at(int)" for C++,
+                         "mymod::proc" for a gfortran module procedure */
   const char *file;   /* full path as recorded in DWARF, or the module path; never NULL */
   int line;           /* 0 when unknown */
+  int column;         /* 1-based; 0 when unknown (the compiler recorded none) */
 } hrace_srcloc_t;
 
 /* `ret` is a return address (as from __builtin_return_address(0)): the symbolizer looks up
@@ -41,6 +44,12 @@ typedef struct hrace_datasym {
 /* The variable that holds data address `addr`, if the symbol table of a loaded module names
  * one (heap, stack and anonymous mappings have none). */
 bool hrace__symbolize_data(uintptr_t addr, hrace_datasym_t *out);
+
+/* The readable form of a linkage (ELF symbol) name: C++ (Itanium ABI, through __cxa_demangle
+ * when a C++ runtime is loaded in the process) and gfortran module procedures
+ * ("__mod_MOD_proc" -> "mod::proc"); NULL when the name is not mangled or cannot be read.
+ * The result is malloc'd. */
+char *hrace__demangle(const char *name);
 
 /* Forget the module list (after dlopen); the next lookup re-reads /proc/self/maps. */
 void hrace__symbolize_refresh(void);

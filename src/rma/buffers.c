@@ -32,6 +32,7 @@
 #include "access/filter.h"
 #include "base/map.h"
 #include "access/history.h"
+#include "core/hooks.h"
 #include "core/race.h"
 #include "mpi/request.h"
 #include "report/compose.h"
@@ -182,6 +183,7 @@ static int spans_meet(const span_t *x, const span_t *y, uintptr_t *at, uintptr_t
 static void op_side(hrace_report_side_t *s, const hrace_inflight_t *o, uint64_t off, uint64_t len) {
   hrace__report_side(s, o->fn ? o->fn : hrace__op_name(o->op), hrace__proc.rank, o->thread, off,
                      len, o->site, o->pc);
+  if (o->site) s->nframes = hrace__site_frames(o->site, s->frames, HRACE_REPORT_FRAMES);   /* caller chain */
 }
 
 /* An origin-buffer race: `now` (an access, or a newly issued operation) meets in-flight
@@ -226,9 +228,12 @@ static void buffer_access(void *owner, uintptr_t addr, uintptr_t len, uint16_t f
        * window's shadow too (into_windows), which finds this race with the window's name and
        * offsets: one race, one report. */
       if (s->aid && in_window(at)) continue;
-      if (!known++)
+      if (!known++) {
         hrace__report_side(&now, hrace__op_name(op), hrace__proc.rank, hrace__thread()->tid, 0,
                            len, NULL, pc);
+        hrace__race_side_frames(&now, hrace__stack_capture_hook ? hrace__stack_capture_hook(pc) : 0,
+                                pc);
+      }
       now.offset = addr - s->lo;
       report(s, &now, at);
     }

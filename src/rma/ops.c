@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "base/hash.h"
+#include "core/hooks.h"
 #include "core/race.h"
 #include "mpi/argcheck.h"
 #include "mpi/wrap.h"
@@ -149,9 +150,13 @@ void hrace__rma_begin(MPI_Win win, hrace_rma_call_t *c, uintptr_t pc) {
 void hrace__rma_end(hrace_rma_call_t *c, int rc) {
   hrace_win_t *w = c->w;
   if (w && rc == MPI_SUCCESS) {
-    hrace_srcloc_t loc;
-    hrace__symbolize(c->pc, &loc);
-    const hrace_srcloc_t *site = hrace__site_intern(loc.func, loc.file, loc.line);
+    /* The call's site with its caller chain (the shadow stack of instrumented code), which
+     * travels with the record so that the target's report shows as deep a stack for the
+     * operation as for its own access. */
+    uint32_t stack = hrace__stack_capture_hook ? hrace__stack_capture_hook(c->pc) : 0;
+    const hrace_srcloc_t *site = hrace__site_here(stack, c->pc), loc = *site;
+    uint32_t packed_len;
+    const void *packed = hrace__site_pack(site, &packed_len);
     uint16_t flags = c->tflags | HRACE_ACC_REMOTE;
     uint32_t cls = 0;
     if (c->atomic) {
@@ -166,6 +171,7 @@ void hrace__rma_end(hrace_rma_call_t *c, int rc) {
       .thread = hrace__thread()->tid, .exporter = hrace__thread_exporter(),
       .op = (uint16_t)c->op, .flags = flags,
       .atomic_class = cls, .nranges = c->nranges, .line = loc.line, .disp = (uint64_t)c->disp,
+      .blob_len = packed_len,
       .epoch = hrace__rma_epoch_kind(w, c->target),
     };
     int to = hrace__win_world(w, c->target);
@@ -184,14 +190,16 @@ void hrace__rma_end(hrace_rma_call_t *c, int rc) {
       view = &joined;
     }
     if (c->nranges && to != hrace__proc.rank) {
-      hrace__ctl_send(to, &h, c->ranges, view, loc.func, loc.file);
+      /* The packed frames hold the call's own location too: the strings need not travel. */
+      hrace__ctl_send_blob(to, &h, c->ranges, view, packed_len ? NULL : loc.func,
+                           packed_len ? NULL : loc.file, packed);
     } else if (c->nranges) {
       /* At ourselves the record is applied here and now, seen with this thread's own clock
        * (local part included): a message's clock could not tell this thread's accesses just
        * before the issue from those just after it, none of which it has published. */
       hrace__win_lock();
       hrace__rma_apply(w, &h, c->ranges, by_start || w->fence_view ? view : hrace__thread_view(),
-                       loc.func, loc.file);
+                       site);
       hrace__win_unlock();
     }
     w->dirty[c->target] = 1;

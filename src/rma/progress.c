@@ -186,11 +186,12 @@ static void complete_ops(hrace_win_t *w, const hrace_msg_t *h) {
  * segment(s) holding them. The origin has checked the ranges against the window's size
  * already (and named its own line); a dynamic window's regions are known only here. */
 void hrace__rma_apply(hrace_win_t *w, const hrace_msg_t *h, const uint64_t *ranges,
-                      const hrace_vc_t *view, const char *func, const char *file) {
+                      const hrace_vc_t *view, const hrace_srcloc_t *site) {
+  const char *func = site->func, *file = site->file;
   hrace_access_t a = {
     .exporter = h->exporter, .flags = h->flags, .op = h->op,
     .atomic_class = h->atomic_class, .rank = h->origin, .thread = h->thread,
-    .loc = hrace__site_intern(func, file, h->line), .sync = hrace__rma_epoch_label(h->epoch),
+    .loc = site, .sync = hrace__rma_epoch_label(h->epoch),
   };
   atomic_init(&a.clk, HRACE_CLK_INF);   /* in flight until COMPLETE / UNLOCK / DONE */
   int share = shareable(&a);
@@ -229,10 +230,14 @@ void hrace__rma_apply(hrace_win_t *w, const hrace_msg_t *h, const uint64_t *rang
   if (share) hrace_map_add(&w->merge, mh, (void *)(uintptr_t)aid);
 }
 
+/* The origin's frames travel as the blob (hrace__site_pack); without them (or malformed)
+ * the call's own location stands alone. */
 static void on_op(hrace_win_t *w, const hrace_msg_t *h, const uint64_t *ranges,
-                  const hrace_clk_t *vc, const char *func, const char *file) {
+                  const hrace_clk_t *vc, const char *func, const char *file, const char *blob) {
   hrace_vc_t view = { .n = h->vc_n, .c = (hrace_clk_t *)vc };   /* no local part: remote */
-  hrace__rma_apply(w, h, ranges, &view, func, file);
+  const hrace_srcloc_t *site = h->blob_len ? hrace__site_unpack(blob, h->blob_len) : NULL;
+  if (!site) site = hrace__site_intern(func, file, h->line);
+  hrace__rma_apply(w, h, ranges, &view, site);
 }
 
 static int grantable(const hrace_win_t *w, uint32_t type) {
@@ -330,7 +335,7 @@ static int handle_ctl(void *buf, int n, int source) {
     return 1;
   }
   switch (h->type) {
-  case HRACE_MSG_OP: on_op(w, h, ranges, vc, func, file); break;
+  case HRACE_MSG_OP: on_op(w, h, ranges, vc, func, file, blob); break;
   case HRACE_MSG_COMPLETE:
     complete_ops(w, h);
     reply(h->origin, h->reply_tag, HRACE_MSG_ACK, NULL);

@@ -70,9 +70,10 @@ hrace_msg_t hrace__rma_msg(const hrace_win_t *w, uint32_t type);
 
 /* Apply an operation record (OP message h with its ranges) to w's shadow, checked as seen
  * from `view`; the caller holds the registry lock (the progress thread, or the issuing thread
- * for an operation on itself). */
+ * for an operation on itself). `site`: where the origin issued it, with its caller chain
+ * (core/race.h, hrace__site_unpack / hrace__site_here). */
 void hrace__rma_apply(hrace_win_t *w, const hrace_msg_t *h, const uint64_t *ranges,
-                      const hrace_vc_t *view, const char *func, const char *file);
+                      const hrace_vc_t *view, const hrace_srcloc_t *site);
 
 /* Progress-thread handlers defined outside progress.c (caller holds the registry lock). */
 void hrace__ctl_reply(int to, int tag, uint32_t type, const hrace_vc_t *vc);

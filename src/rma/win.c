@@ -13,8 +13,10 @@ HRACE_EXPORT int MPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_In
                                 MPI_Comm comm, MPI_Win *win) {
   HRACE_ENTER();
   int rc = PMPI_Win_create(base, size, disp_unit, info, comm, win);
-  if (HRACE_ACTIVE() && rc == MPI_SUCCESS)
+  if (HRACE_ACTIVE() && rc == MPI_SUCCESS) {
+    hrace__win_site(HRACE_CALLER());
     hrace__win_register(*win, comm, HRACE_WIN_CREATE, base, size, disp_unit);
+  }
   HRACE_LEAVE();
   return rc;
 }
@@ -23,8 +25,10 @@ HRACE_EXPORT int MPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, M
                                   void *baseptr, MPI_Win *win) {
   HRACE_ENTER();
   int rc = PMPI_Win_allocate(size, disp_unit, info, comm, baseptr, win);
-  if (HRACE_ACTIVE() && rc == MPI_SUCCESS)
+  if (HRACE_ACTIVE() && rc == MPI_SUCCESS) {
+    hrace__win_site(HRACE_CALLER());
     hrace__win_register(*win, comm, HRACE_WIN_ALLOCATE, *(void **)baseptr, size, disp_unit);
+  }
   HRACE_LEAVE();
   return rc;
 }
@@ -33,8 +37,10 @@ HRACE_EXPORT int MPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info 
                                          MPI_Comm comm, void *baseptr, MPI_Win *win) {
   HRACE_ENTER();
   int rc = PMPI_Win_allocate_shared(size, disp_unit, info, comm, baseptr, win);
-  if (HRACE_ACTIVE() && rc == MPI_SUCCESS)
+  if (HRACE_ACTIVE() && rc == MPI_SUCCESS) {
+    hrace__win_site(HRACE_CALLER());
     hrace__win_register(*win, comm, HRACE_WIN_SHARED, *(void **)baseptr, size, disp_unit);
+  }
   HRACE_LEAVE();
   return rc;
 }
@@ -42,8 +48,10 @@ HRACE_EXPORT int MPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info 
 HRACE_EXPORT int MPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win) {
   HRACE_ENTER();
   int rc = PMPI_Win_create_dynamic(info, comm, win);
-  if (HRACE_ACTIVE() && rc == MPI_SUCCESS)
+  if (HRACE_ACTIVE() && rc == MPI_SUCCESS) {
+    hrace__win_site(HRACE_CALLER());
     hrace__win_register(*win, comm, HRACE_WIN_DYNAMIC, NULL, 0, 1);
+  }
   HRACE_LEAVE();
   return rc;
 }
@@ -52,7 +60,10 @@ HRACE_EXPORT int MPI_Win_attach(MPI_Win win, void *base, MPI_Aint size) {
   HRACE_ENTER();
   int rc = PMPI_Win_attach(win, base, size);
   hrace_win_t *w = HRACE_ACTIVE() && rc == MPI_SUCCESS ? hrace__win_of(win) : NULL;
-  if (w) hrace__win_attach(w, base, size);
+  if (w) {
+    hrace__win_site(HRACE_CALLER());
+    hrace__win_attach(w, base, size);
+  }
   HRACE_LEAVE();
   return rc;
 }

@@ -66,9 +66,15 @@ static void segment_init(hrace_win_t *s, void *base, uint64_t size) {
   if (size) hrace__filter_add((uintptr_t)base, (uintptr_t)base + size, HRACE_TRACK_WINDOW, &s->cells);
 }
 
+/* The application's call that makes the next window or region on this thread (reports name it). */
+static __thread uintptr_t next_site;
+void hrace__win_site(uintptr_t pc) { next_site = pc; }
+
 hrace_win_t *hrace__win_register(MPI_Win win, MPI_Comm comm, int kind, void *base,
                                  MPI_Aint size, int disp_unit) {
   hrace_win_t *w = xcalloc(1, sizeof *w);
+  w->site = next_site;
+  next_site = 0;
   w->win = win;
   w->kind = kind;
   w->disp_unit = kind == HRACE_WIN_DYNAMIC ? 1 : disp_unit;
@@ -152,6 +158,9 @@ static void segment_label(const hrace_shadow_t *cells, hrace_segment_label_t *ou
   out->size = s->size;
   /* memory of a dynamic window comes from the application and is attached */
   out->allocation = s->kind == HRACE_WIN_DYNAMIC ? "MPI_Win_attach" : hrace__win_creator(s->kind);
+  out->alloc_pc = s->site;
+  out->window_call = hrace__win_creator(s->kind);
+  out->window_pc = s->parent ? s->parent->site : s->site;
 }
 __attribute__((constructor)) static void register_label(void) {
   hrace__segment_label_hook = segment_label;
@@ -201,6 +210,8 @@ void hrace__win_set_name(hrace_win_t *w, const char *name) {
 void hrace__win_attach(hrace_win_t *w, void *base, MPI_Aint size) {
   if (size <= 0) return;
   hrace_win_t *r = xcalloc(1, sizeof *r);
+  r->site = next_site;
+  next_site = 0;
   r->win = w->win;
   r->id = w->id;
   r->kind = w->kind;

@@ -52,6 +52,8 @@ typedef struct hrace_win {
   uint64_t size;
   int disp_unit;
   hrace_shadow_t cells;
+  uintptr_t site;              /* the application's call that made it (MPI_Win_create, ...,
+                                  MPI_Win_attach for a region): a return address; 0: unknown */
   struct hrace_win *parent;    /* attached region of a dynamic window: the window; else NULL */
   struct hrace_win *regions;   /* dynamic window: attached regions (children), linked by next */
   struct hrace_win *next;
@@ -101,6 +103,9 @@ static inline hrace_win_t *hrace__win_of_cells(const hrace_shadow_t *cells) {
 const char *hrace__win_creator(int kind);
 /* Register a window just created collectively over comm (call from the creating wrapper,
  * on every member, after the PMPI call succeeded). Exchanges clocks all-to-all. */
+/* The application's call that makes the next window (hrace__win_register) or region
+ * (hrace__win_attach) on this thread: a return address, which reports name (docs/report-format.md). */
+void hrace__win_site(uintptr_t pc);
 hrace_win_t *hrace__win_register(MPI_Win win, MPI_Comm comm, int kind, void *base,
                                  MPI_Aint size, int disp_unit);
 /* The window of an application handle, or NULL (not created through hrace). */

@@ -312,6 +312,7 @@ sys.exit(status)
     launcher_tests(H, tmp, job, lib)
 
     report_tests(H, tmp, out_json)
+    site_tests(H, tmp)
     suppression_tests(H, tmp, job, user_env)
 
     print(f"1..{n_run}")       # plan at the end: TAP allows it, and the count is kept once
@@ -539,6 +540,59 @@ def full_race(id_, rank):
     return r
 
 
+def site_tests(H, tmp):
+    """Columns, the window's and the allocation's call sites and a C++ name, as a rank writes
+    them (docs/report-format.md): kept through the merge into text, JSON and SARIF."""
+    d = os.path.join(tmp, "sites")
+    os.makedirs(d)
+    a = side("load", 1, "/srv/app/grid.cpp", 6, func="halo::Grid::at(int) const")
+    a.update(column=58, stack=[{"func": "halo::Grid::at(int) const", "file": "/srv/app/grid.cpp",
+                                "line": 6, "column": 58, "inlined": False},
+                               {"func": "main", "file": "/srv/app/main.cpp", "line": 28,
+                                "column": 14, "inlined": False}])
+    b = side("MPI_Put", 0, "/srv/app/halo.cpp", 9, func="halo::push(int*)")
+    b.update(column=3, stack=[{"func": "halo::push(int*)", "file": "/srv/app/halo.cpp", "line": 9,
+                               "column": 3, "inlined": False},
+                              {"func": "exchange", "file": "/srv/app/halo.cpp", "line": 20,
+                               "column": 5, "inlined": False}])
+    r = race(1, 1, "remote", a, b, window="halo")
+    site = {"func": "make_grid", "file": "/srv/app/grid.cpp", "line": 18, "column": 3}
+    r.update(variable=None, allocation={"what": "MPI_Win_allocate", "base": "0x7f00", "size": 32,
+                                        "site": site},
+             window_site={"call": "MPI_Win_allocate", "site": site})
+    r2 = race(2, 1, "remote", side("load", 1, "/srv/app/a.c", 40), side("MPI_Get", 0, "/srv/app/a.c", 41),
+              window="grid")
+    r2.update(variable={"name": "grid", "offset": 0, "size": 32},
+              window_site={"call": "MPI_Win_create", "site": dict(site, func="main", line=12)})
+    write_jsonl(os.path.join(d, "rank-1.jsonl"), [ident(1, 1), r, r2,
+                {"type": "summary", "rank": 1, "races": 2, "diagnostics": 0}])
+    sarif, js = os.path.join(tmp, "sites.sarif"), os.path.join(tmp, "sites.jsonl")
+    rc, out, errs = H("merge", d, "--sarif", sarif, "--json", js, "--source-root", "/srv")
+    want = "\n".join([
+        "==hrace==   memory: 32 bytes from MPI_Win_allocate at 0x7f00, called in make_grid (grid.cpp:18:3)",
+        "==hrace==   load     by rank 1 thread 0 at halo::Grid::at(int) const (grid.cpp:6:58)",
+        "==hrace==              called from main (main.cpp:28:14)",
+        "==hrace==   MPI_Put  by rank 0 thread 0 at halo::push(int*) (halo.cpp:9:3)",
+        "==hrace==              called from exchange (halo.cpp:20:5)"])
+    ok(rc == 66 and want in errs and 'window: "halo"' not in errs,
+       "text: columns, the allocation's call site, C++ names; no window line repeating it",
+       want, errs)
+    ok('==hrace==   window: "grid" made by MPI_Win_create in main (grid.cpp:12:3)' in errs,
+       "text: the window's call site when a variable names the memory", "window: line", errs)
+    got = [json.loads(line) for line in open(js)]
+    by_kind = {g["window"]: g for g in got}
+    is_((site, {"call": "MPI_Win_allocate", "site": site}, 58, 14),
+        (by_kind["halo"]["allocation"]["site"], by_kind["halo"]["window_site"],
+         by_kind["halo"]["a"]["column"], by_kind["halo"]["a"]["stack"][1]["column"]),
+        "--json keeps the sites and the columns")
+    res = {x["message"]["text"].split("\n")[0]: x for x in json.load(open(sarif))["runs"][0]["results"]}
+    regions = [x["locations"][0]["physicalLocation"].get("region") for x in res.values()]
+    ok({"startLine": 6, "startColumn": 58} in regions and {"startLine": 40} in regions,
+       "SARIF: startColumn when the column is known, none when it is not", "both", regions)
+    problem = validate_sarif(sarif)
+    ok(problem is None, "SARIF with columns validates against the schema", None, problem)
+
+
 def report_tests(H, tmp, out_json):
     """Text with stacks / memory / region / hint, SARIF (schema-valid), crash records, colour."""
     d = os.path.join(tmp, "full")
@@ -675,6 +729,22 @@ def suppression_tests(H, tmp, job, user_env):
     ok(seen["HRACE_RUN_OPTIONS"].endswith(f"exitcode=0 suppressions={good}"),
        "run: the suppressions file goes to the runtime (absolute path)", good,
        seen["HRACE_RUN_OPTIONS"])
+    # Paths with white space, commas and quotes travel quoted (src/base/options.c reads them
+    # back; tests/unit/test_options.c checks that side).
+    odd_dir = os.path.join(tmp, 'odd dir, "q"')
+    os.makedirs(odd_dir)
+    odd = os.path.join(odd_dir, "s.supp")
+    with open(odd, "w") as f:
+        f.write("# nothing to hide\n")
+    rc, out, errs = H("run", "--suppressions", odd, "--", sys.executable, job, "race", "0",
+                      env=dict(user_env, HRACE_OPTIONS='verbosity=1,report_dir="/a,b" x=\'c,d\''))
+    seen = json.load(open(os.path.join(tmp, "env.json")))
+    quoted = '"' + odd.replace('"', '\\"') + '"'
+    ok(rc == 66 and seen["HRACE_RUN_OPTIONS"].endswith(f"suppressions={quoted}"),
+       "run: a suppressions path with a space, a comma and quotes goes quoted", quoted,
+       (rc, errs, seen["HRACE_RUN_OPTIONS"]))
+    is_('verbosity=1 report_dir="/a,b" x=\'c,d\'', seen["HRACE_OPTIONS"],
+        "run: commas between the user's options become spaces, those in quotes stay")
 
     # merge: four races, each rule must take exactly its own.
     d = os.path.join(tmp, "supp-reports")

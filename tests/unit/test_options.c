@@ -1,7 +1,10 @@
 /* HRACE_OPTIONS parsing: defaults, each option type, separators, and that every rejected
  * input is named in the error message; hrace__options_init's exit paths run in a child. */
 #include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -49,8 +52,20 @@ static int init_in_child(const char *spec, char *out, size_t outlen) {
   return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
+static void bail_out(const char *what, const char *arg) {
+  printf("Bail out! %s %s\n", what, arg);
+  exit(1);
+}
+
+static void write_file(const char *path, const char *text) {
+  FILE *f = fopen(path, "w");
+  if (!f) bail_out("cannot write %s", path);
+  fputs(text, f);
+  fclose(f);
+}
+
 int main(void) {
-  plan(71);
+  plan(122);
   hrace_options_t o;
 
   /* Defaults: the global is usable before any init. */
@@ -115,6 +130,75 @@ int main(void) {
   is_int(0, init_in_child("help=1", out, sizeof out), "help=1 exits 0");
   ok(strstr(out, "max_reports") && strstr(out, "report_dir") && strstr(out, "1000"),
      "help lists the options with defaults");
+
+  /* Quoted values keep separators; the quotes are not part of the value. */
+  ok(parse("suppressions=\"/a b/c,d.supp\" verbosity=1", &o), "double-quoted value parses");
+  is_string("/a b/c,d.supp", o.suppressions, "double quotes keep spaces and commas");
+  is_int(1, o.verbosity, "the item after a quoted value");
+  ok(parse("report_dir='/x y/\"z\"',max_reports=3", &o), "single-quoted value parses");
+  is_string("/x y/\"z\"", o.report_dir, "single quotes keep double quotes");
+  is_int(3, o.max_reports, "the item after a single-quoted value");
+  ok(parse("report_dir=/p/\"q r\"/s", &o), "a quoted part inside a value");
+  is_string("/p/q r/s", o.report_dir, "quoted part joined with the rest");
+  ok(parse("report_dir=\"a\\\"b\\\\c\"", &o), "escapes in double quotes");
+  is_string("a\"b\\c", o.report_dir, "\\\" and \\\\ in double quotes");
+  ok(parse("\"report_dir\"=\"\"", &o) && strcmp(o.report_dir, "") == 0, "quoted name, empty quoted value");
+  rejects("suppressions=\"/a b", "'suppressions'");
+  ok(strstr(err, "unterminated") != NULL, "unterminated quote says so (%s)", err);
+  rejects("verbosity=1 report_dir='x", "'report_dir'");
+  rejects("verbosity=\"1 2\"", "'1 2'");
+
+  /* include=FILE: items from a file, nested includes relative to the including file. */
+  char dir[] = "/tmp/hrace-opt-XXXXXX";
+  if (!mkdtemp(dir)) bail_out("mkdtemp", dir);
+  char sub[256], a[256], b[256], cyc1[256], cyc2[256], bad[256], spec[600];
+  snprintf(sub, sizeof sub, "%s/sub dir", dir);
+  mkdir(sub, 0700);
+  snprintf(a, sizeof a, "%s/a.opts", dir);
+  snprintf(b, sizeof b, "%s/b.opts", sub);
+  write_file(a, "# options for the test\nverbosity=2\nreport_dir=\"/r s,t\"  # trailing comment\n"
+                "include=\"sub dir/b.opts\"\n");
+  write_file(b, "max_reports=5, report_text=0\n");
+  snprintf(spec, sizeof spec, "max_reports=9 include=%s dump_clocks=1", a);
+  ok(parse(spec, &o), "include parses (%s)", err);
+  is_int(2, o.verbosity, "included option");
+  is_string("/r s,t", o.report_dir, "included quoted option");
+  is_int(5, o.max_reports, "nested include (relative to its includer) overrides earlier item");
+  ok(!o.report_text, "nested include's second item");
+  ok(o.dump_clocks, "the item after the include");
+  snprintf(spec, sizeof spec, "include=\"%s\" max_reports=9", a);
+  ok(parse(spec, &o) && o.max_reports == 9, "a later item overrides an included one");
+
+  snprintf(spec, sizeof spec, "include=%s/missing.opts", dir);
+  rejects(spec, "missing.opts");
+  ok(strstr(err, "'include'") && strstr(err, "No such file"), "missing include names the option and why (%s)", err);
+  rejects("include=", "'include'");
+
+  snprintf(cyc1, sizeof cyc1, "%s/c1.opts", dir);
+  snprintf(cyc2, sizeof cyc2, "%s/c2.opts", dir);
+  write_file(cyc1, "verbosity=1\ninclude=c2.opts\n");
+  write_file(cyc2, "include=c1.opts\n");
+  snprintf(spec, sizeof spec, "include=%s", cyc1);
+  rejects(spec, "c1.opts");
+  ok(strstr(err, "cycle") != NULL, "an include cycle is named as such (%s)", err);
+  write_file(cyc1, "include=c1.opts\n");
+  rejects(spec, "cycle");
+
+  snprintf(bad, sizeof bad, "%s/bad.opts", dir);
+  write_file(bad, "verbosity=1\n# a comment\n  bogus=3\n");
+  snprintf(spec, sizeof spec, "include=%s", bad);
+  rejects(spec, "'bogus'");
+  ok(strstr(err, "bad.opts:3:") != NULL, "an error in an include file names FILE:LINE (%s)", err);
+  write_file(bad, "report_dir=\"open\n");
+  rejects(spec, "bad.opts:1:");
+
+  /* The whole route through the environment. */
+  snprintf(spec, sizeof spec, "include=%s", bad);
+  is_int(2, init_in_child(spec, out, sizeof out), "init exits 2 on a bad include file");
+  ok(strstr(out, "bad.opts:1:") && strstr(out, "'report_dir'"), "init names the file, line and option: %s", out);
+  char cmd[600];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+  if (system(cmd) != 0) diag("could not remove %s", dir);
 
   return tap_done();
 }

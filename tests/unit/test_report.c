@@ -53,7 +53,7 @@ static __attribute__((noinline)) void misuse_here(void) {
 }
 
 int main(void) {
-  plan(39);
+  plan(40);
   char dir[] = "/tmp/hrace-test-report-XXXXXX";
   if (!mkdtemp(dir)) { perror("mkdtemp"); return 1; }
   char errpath[256], jsonpath[256];
@@ -77,10 +77,11 @@ int main(void) {
   hrace_report_t r1 = race("remote", "my \"win\"\\1\t", 31, 25);
   hrace__report_race(&r1);                                   /* id 1 */
   hrace_report_t r2 = race("remote", "win0", 40, 25);       /* with everything a report can say */
-  hrace_srcloc_t get = { .func = "get", .file = "/src/dir/h.h", .line = 3 };
+  hrace_srcloc_t get = { .func = "get", .file = "/src/dir/h.h", .line = 3, .column = 7 };
   r2.a.loc = get;
   r2.a.frames[0] = (hrace_frame_t){ .loc = get, .inlined = true };
-  r2.a.frames[1] = (hrace_frame_t){ .loc = { .func = "main", .file = "/src/dir/x.c", .line = 40 } };
+  r2.a.frames[1] = (hrace_frame_t){ .loc = { .func = "main", .file = "/src/dir/x.c", .line = 40,
+                                              .column = 12 } };
   r2.a.frames[2] = (hrace_frame_t){ .loc = { .func = "start", .file = "/src/dir/x.c", .line = 70 } };
   r2.a.nframes = 3;
   r2.b.sync = "exclusive lock epoch on rank 1 (MPI_Win_lock at y.c:20)";
@@ -121,23 +122,24 @@ int main(void) {
   has(lines[1], "\"window\":\"my \\\"win\\\"\\\\1\\t\"", "window escaped");
   has(lines[1], "\"owner\":1,\"base\":\"0x7f0000001000\"", "race 1 owner/base");
   has(lines[1], "\"a\":{\"op\":\"load\",\"rank\":1,\"thread\":0,\"func\":\"main\","
-                "\"file\":\"/src/dir/x.c\",\"line\":31,\"offset\":0,\"size\":4,"
+                "\"file\":\"/src/dir/x.c\",\"line\":31,\"column\":0,\"offset\":0,\"size\":4,"
                 "\"stack\":[{\"func\":\"main\",\"file\":\"/src/dir/x.c\",\"line\":31,"
-                "\"inlined\":false}],\"sync\":null}", "side a (stack of its location only)");
+                "\"column\":0,\"inlined\":false}],\"sync\":null}", "side a (stack of its location only)");
   has(lines[1], "\"b\":{\"op\":\"MPI_Put\",\"rank\":0,\"thread\":2,\"func\":\"writer\","
-                "\"file\":\"/src/dir/y.c\",\"line\":25,\"offset\":2,\"size\":8,\"stack\":[",
+                "\"file\":\"/src/dir/y.c\",\"line\":25,\"column\":0,\"offset\":2,\"size\":8,\"stack\":[",
       "side b");
+  has(lines[1], "\"window_site\":null,", "no window site: null");
   has(lines[1], "\"addr\":null,\"variable\":null,\"allocation\":null,\"hint\":null,",
       "unknown memory and hint are null");
   has(lines[2], "{\"type\":\"race\",\"id\":2,\"rank\":0,\"kind\":\"remote\",\"window\":\"win0\","
-                "\"owner\":1,\"base\":\"0x7f0000001000\",\"addr\":\"0x601002\","
+                "\"window_site\":null,\"owner\":1,\"base\":\"0x7f0000001000\",\"addr\":\"0x601002\","
                 "\"variable\":{\"name\":\"buf\",\"offset\":2,\"size\":40},\"allocation\":null,"
                 "\"hint\":\"rank 1's load (h.h:3) is not ordered after rank 0's MPI_Put (y.c:25)\","
                 "\"a\":{\"op\":\"load\",\"rank\":1,\"thread\":0,\"func\":\"get\","
-                "\"file\":\"/src/dir/h.h\",\"line\":3,\"offset\":0,\"size\":4,\"stack\":["
-                "{\"func\":\"get\",\"file\":\"/src/dir/h.h\",\"line\":3,\"inlined\":true},"
-                "{\"func\":\"main\",\"file\":\"/src/dir/x.c\",\"line\":40,\"inlined\":false},"
-                "{\"func\":\"start\",\"file\":\"/src/dir/x.c\",\"line\":70,\"inlined\":false}],"
+                "\"file\":\"/src/dir/h.h\",\"line\":3,\"column\":7,\"offset\":0,\"size\":4,\"stack\":["
+                "{\"func\":\"get\",\"file\":\"/src/dir/h.h\",\"line\":3,\"column\":7,\"inlined\":true},"
+                "{\"func\":\"main\",\"file\":\"/src/dir/x.c\",\"line\":40,\"column\":12,\"inlined\":false},"
+                "{\"func\":\"start\",\"file\":\"/src/dir/x.c\",\"line\":70,\"column\":0,\"inlined\":false}],"
                 "\"sync\":null},", "race 2: the whole line up to side b");
   has(lines[2], "\"sync\":\"exclusive lock epoch on rank 1 (MPI_Win_lock at y.c:20)\"}}\n",
       "race 2: side b's sync region");
@@ -156,8 +158,8 @@ int main(void) {
   read_all(errpath);
   has(text, "==hrace== WARNING: data race (remote) on window \"win0\" of rank 1, bytes [2,4)\n"
             "==hrace==   memory: variable 'buf' (40 bytes), bytes [2,4) of it\n"
-            "==hrace==   load     by rank 1 thread 0 at get (h.h:3)\n"
-            "==hrace==              inlined in  main (x.c:40)\n"
+            "==hrace==   load     by rank 1 thread 0 at get (h.h:3:7)\n"
+            "==hrace==              inlined in  main (x.c:40:12)\n"
             "==hrace==              called from start (x.c:70)\n"
             "==hrace==   MPI_Put  by rank 0 thread 2 at writer (y.c:25)\n"
             "==hrace==              in exclusive lock epoch on rank 1 (MPI_Win_lock at y.c:20)\n"

@@ -4,6 +4,8 @@
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "report/symbolize.h"
@@ -40,7 +42,7 @@ static void *symbolize_thread(void *arg) {
 }
 
 int main(void) {
-  plan(22);
+  plan(31);
   hrace_srcloc_t loc;
 
   /* A return address: the call's line, in main, in this file. */
@@ -98,6 +100,34 @@ int main(void) {
   for (int i = 0; i < 4; i++) pthread_join(t[i], NULL);
   ok(good[0] && good[1] && good[2] && good[3], "concurrent lookups agree");
   ok(hrace__symbolize(ret, &loc) && strcmp(loc.func, "main") == 0, "still fine afterwards");
+
+  /* Columns: the line table records them (gcc and clang, -g). */
+  ok(hrace__symbolize(ret, &loc) && loc.column > 0, "a call site has a column (%d)", loc.column);
+
+  /* Demangling: gfortran module procedures always, C++ when a C++ runtime is loaded. */
+  char *d = hrace__demangle("__heat_mod_MOD_step");
+  is_string("heat_mod::step", d, "gfortran module procedure");
+  free(d);
+  ok(hrace__demangle("main") == NULL, "a C name is not mangled");
+  ok(hrace__demangle("__x_MOD_") == NULL && hrace__demangle("___MOD_f") == NULL &&
+     hrace__demangle("__libc_start_main") == NULL, "not gfortran's form: left alone");
+  void *cxx = dlopen("libstdc++.so.6", RTLD_NOW | RTLD_GLOBAL);
+  if (!cxx) {
+    diag("libstdc++.so.6 not loadable: C++ demangling not checked");
+    for (int i = 0; i < 5; i++) ok(1, "# SKIP no libstdc++");
+  } else {
+    d = hrace__demangle("_ZN4halo4Grid2atEii");
+    is_string("halo::Grid::at(int, int)", d, "C++ member function, qualified");
+    free(d);
+    d = hrace__demangle("_ZN12_GLOBAL__N_17stencilEPd");
+    is_string("(anonymous namespace)::stencil(double*)", d, "anonymous namespace");
+    free(d);
+    d = hrace__demangle("_Z4stepIfEvPT_");
+    is_string("void step<float>(float*)", d, "template instance");
+    free(d);
+    ok(hrace__demangle("_Znot mangled") == NULL, "a broken C++ name is left alone");
+    ok(hrace__demangle(NULL) == NULL, "NULL");
+  }
 
   return tap_done();
 }
