@@ -123,13 +123,33 @@ enum { OP_ACCESS, OP_CLEAR, OP_SYNC };
 typedef struct acc {
   int mode;
   hrace_aid_t id;
-  hrace_aid_t quiet;               /* a predecessor known not to race with this access */
+  hrace_aid_t quiet[2];            /* predecessors known not to race with this access */
+  unsigned nquiet;
   hrace_aid_t before;              /* a reader known to happen before `view` (add_reader) */
   int writes;
   const hrace_access_t *now;
   const hrace_vc_t *view;
+  /* Same-epoch elision (same() below): whether `now` can cover for others at all, its
+   * epoch, the last ids found of its epoch (with their kind) and the last one found not. */
+  int local;
+  hrace_clk_t clk;
+  hrace_aid_t same_id[2], notsame;
+  unsigned same_kind[2], nsame;
   hrace_found_t fd;
 } acc_t;
+
+static void acc_init(acc_t *x, hrace_aid_t id, const hrace_vc_t *view) {
+  memset(x, 0, offsetof(acc_t, fd));
+  x->fd.n = 0;
+  x->mode = OP_ACCESS;
+  x->id = id;
+  x->now = hrace__access_get(id);
+  x->writes = (x->now->flags & HRACE_ACC_WRITE) != 0;
+  x->view = view;
+  x->clk = atomic_load_explicit(&x->now->clk, memory_order_acquire);
+  x->local = (x->now->flags & (HRACE_ACC_LOCALCLK | HRACE_ACC_REMOTE | HRACE_ACC_FOREIGN)) ==
+                 HRACE_ACC_LOCALCLK && x->clk != HRACE_CLK_INF;
+}
 
 /* Does recorded access `prev` race with the access being applied? The last answer "no" is
  * remembered: over a range, the granules mostly share their predecessor (a loop writing what
@@ -138,12 +158,56 @@ typedef struct acc {
 __attribute__((noinline)) static int races_lookup(hrace_aid_t prev, acc_t *x) {
   const hrace_access_t *p = hrace__access_get(prev);
   if (hrace__access_conflict(p, x->now) && !hrace__access_hb(p, x->view)) return 1;
-  x->quiet = prev;
+  x->quiet[x->nquiet++ & 1] = prev;
   return 0;
 }
 static inline int races(hrace_aid_t prev, acc_t *x) {
-  if (!prev || prev == x->id || prev == x->quiet) return 0;
+  if (!prev || prev == x->id || prev == x->quiet[0] || prev == x->quiet[1]) return 0;
   return races_lookup(prev, x);
+}
+
+/* Same-epoch elision. A recorded access `prev` of the same thread (context) and segment as
+ * the access being applied happened at the same FastTrack epoch: every later access is ordered
+ * after both or after neither, and the two never race. When prev is also a plain access that
+ * conflicts with at least whatever the new one conflicts with (a plain write covers anything;
+ * a plain read covers a read), recording the new access would change no later verdict: the
+ * cell is left as it is, with no store at all. A stencil reads each location from about five
+ * code addresses per segment; only the first one writes the shadow. The one difference a user
+ * can see: a race found later names the first code address of the segment that touched the
+ * bytes, not the last (either is a true partner of the race). Returns SAME_READ or SAME_WRITE
+ * for a covering prev of that kind, 0 otherwise. Local descriptors only: remote operations
+ * share an exporter and, while in flight, an epoch (HRACE_CLK_INF) without being ordered. */
+enum { SAME_NO, SAME_READ, SAME_WRITE };
+__attribute__((noinline)) static unsigned same_lookup(hrace_aid_t prev, acc_t *x) {
+  unsigned k = SAME_NO;
+  if (x->local) {
+    const hrace_access_t *p = hrace__access_get(prev);
+    if ((p->flags & (HRACE_ACC_LOCALCLK | HRACE_ACC_REMOTE | HRACE_ACC_FOREIGN |
+                     HRACE_ACC_ATOMIC)) == HRACE_ACC_LOCALCLK &&
+        p->exporter == x->now->exporter &&
+        atomic_load_explicit(&p->clk, memory_order_acquire) == x->clk)
+      k = p->flags & HRACE_ACC_WRITE ? SAME_WRITE : SAME_READ;
+  }
+  if (k) {
+    unsigned i = x->nsame++ & 1;
+    x->same_id[i] = prev;
+    x->same_kind[i] = k;
+  } else {
+    x->notsame = prev;
+  }
+  return k;
+}
+static inline unsigned same(hrace_aid_t prev, acc_t *x) {
+  if (!prev || prev == x->notsame) return SAME_NO;
+  if (prev == x->same_id[0]) return x->same_kind[0];
+  if (prev == x->same_id[1]) return x->same_kind[1];
+  return same_lookup(prev, x);
+}
+/* Does cell state (w, r) (r a single reader or none) already stand for access x? */
+static inline int covered(hrace_aid_t w, uint32_t r, acc_t *x) {
+  if (x->writes)
+    return (w == x->id && !r) || (same(w, x) == SAME_WRITE && (!r || same(r, x)));
+  return r == x->id || (r ? same(r, x) != SAME_NO : same(w, x) == SAME_WRITE);
 }
 
 /* The readers recorded in r, as a list. */
@@ -219,6 +283,7 @@ static int cell_apply(cell_t *cell, acc_t *x, uint64_t lo, uint64_t hi) {
     uint32_t r = CELL_R(old);
     hrace_aid_t hit[HRACE_RSET_MAX + 1];
     unsigned nhit = 0;
+    if (!(r & RSET_BIT) && covered(w, r, x)) return 0;   /* nothing new: same epoch */
     if (x->writes) {
       if (w == x->id && r == 0) return 0;           /* nothing new since our own write */
       if (races(w, x)) hit[nhit++] = w;
@@ -251,12 +316,11 @@ static inline int cell_fast(cell_t *cell, acc_t *x) {
   hrace_aid_t w = CELL_W(old);
   uint32_t r = CELL_R(old);
   if (r & RSET_BIT) return 0;
+  if (covered(w, r, x)) return 1;
   if (x->writes) {
-    if (w == x->id && r == 0) return 1;
     if (races(w, x) || races(r, x)) return 0;
     neu = CELL(x->id, 0);
   } else {
-    if (r == x->id) return 1;
     if (races(w, x) || (r && !read_before(r, x))) return 0;
     neu = CELL(w, x->id);
   }
@@ -341,53 +405,36 @@ static void granule_set(hrace_shadow_t *sh, uint64_t g, uint64_t val) {
   }
 }
 
-/* Can granule word v be replaced by the write x without further ado: a uniform cell whose
- * last write does not race with x and that has no read since? */
-static inline int overwritable(uint64_t v, acc_t *x) {
-  return !(v & (PTR | SYNC)) && CELL_R(v) == 0 && !races(CELL_W(v), x);
+/* The new state of uniform granule word v after access x, when x meets no race there and
+ * the word is a plain cell with at most one reader (v itself when x is already recorded);
+ * ~0 (never a cell: it has PTR set) when granule_apply must decide. */
+static inline uint64_t run_next(uint64_t v, acc_t *x) {
+  if (v & (PTR | SYNC)) return ~0ull;
+  hrace_aid_t w = CELL_W(v);
+  uint32_t r = CELL_R(v);
+  if (r & RSET_BIT) return ~0ull;
+  if (covered(w, r, x)) return v;
+  if (x->writes) return races(w, x) || races(r, x) ? ~0ull : CELL(x->id, 0);
+  return races(w, x) || (r && !read_before(r, x)) ? ~0ull : CELL(w, x->id);
 }
 
-#if defined(__x86_64__)
-/* Two granule words at once (16-byte aligned): one cmpxchg16b instead of two CAS. */
-__attribute__((target("cx16"))) static inline int cas2(cell_t *p, uint64_t e0, uint64_t e1,
-                                                        uint64_t n0, uint64_t n1) {
-  unsigned __int128 e = ((unsigned __int128)e1 << 64) | e0, n = ((unsigned __int128)n1 << 64) | n0;
-  return __atomic_compare_exchange_n((unsigned __int128 *)(void *)p, &e, n, 0, __ATOMIC_ACQ_REL,
-                                     __ATOMIC_ACQUIRE);
-}
-#endif
-
-/* A write over whole granules [g, gend) that a predecessor which does not race with it left
- * uniform (typically another loop of the same thread and segment): the granules become the
- * write's without calls, two per CAS where the CPU has a 16-byte one. Returns the first granule
- * it could not handle so (for granule_apply). A memcpy of 4 KiB into a window that another
- * code address wrote last: 6.0 us through granule_apply, 3.4-4.7 with one CAS per granule,
- * (see bench/README.md for the current figure). */
-#if defined(__x86_64__)
-__attribute__((target("cx16")))
-#endif
-static uint64_t write_run(hrace_shadow_t *sh, uint64_t g, uint64_t gend, acc_t *x) {
+/* An access over whole granules [g, gend), where the granules hold plain cells: granule
+ * after granule, the next state is worked out once per distinct old one (over a range the
+ * granules mostly share their state: what one loop of a previous or this segment left), and
+ * a granule that already says it takes no store. Returns the first granule it could not
+ * handle so (a finer granule, a read set, a race to report, a lost CAS: granule_apply). */
+static uint64_t access_run(hrace_shadow_t *sh, uint64_t g, uint64_t gend, acc_t *x) {
   cell_t *gw = granules(sh);
-  const uint64_t mine = CELL(x->id, 0);
+  uint64_t last = ~0ull, next = ~0ull;
   for (; g < gend; g++) {
-#if defined(__x86_64__)
-    if (!(g & 1) && g + 1 < gend) {
-      uint64_t v0 = atomic_load_explicit(&gw[g], memory_order_acquire);
-      uint64_t v1 = atomic_load_explicit(&gw[g + 1], memory_order_acquire);
-      if (v0 == mine && v1 == mine) {
-        g++;
-        continue;
-      }
-      if (overwritable(v0, x) && overwritable(v1, x) && cas2(&gw[g], v0, v1, mine, mine)) {
-        g++;
-        continue;
-      }
-    }
-#endif
     uint64_t v = atomic_load_explicit(&gw[g], memory_order_acquire);
-    if (v == mine) continue;
-    if (!overwritable(v, x) ||
-        !atomic_compare_exchange_strong_explicit(&gw[g], &v, mine, memory_order_acq_rel,
+    if (v != last) {
+      last = v;
+      next = run_next(v, x);
+      if (next == ~0ull) break;
+    }
+    if (next == v) continue;
+    if (!atomic_compare_exchange_strong_explicit(&gw[g], &v, next, memory_order_acq_rel,
                                                  memory_order_acquire))
       break;
   }
@@ -398,14 +445,19 @@ static void apply(hrace_shadow_t *sh, uint64_t off, uint64_t len, acc_t *x) {
   if (off >= sh->size || !len) return;
   if (len > sh->size - off) len = sh->size - off;
   const uint64_t end = off + len, g0 = off / 8, g1 = (end - 1) / 8;
-  uint64_t g = g0;
-  if (x->mode == OP_ACCESS && x->writes && !(off & 7)) g = write_run(sh, g, end / 8, x);
-  for (; g <= g1; g++) {
+  for (uint64_t g = g0; g <= g1; g++) {
     uint64_t gb = 8 * g;
     unsigned valid = sh->size - gb >= 8 ? 0xFF : (1u << (sh->size - gb)) - 1;
     unsigned from = g == g0 ? (unsigned)(off - gb) : 0;
     unsigned to = g == g1 ? (unsigned)(end - gb) : 8;
     unsigned m = ((1u << to) - 1) & ~((1u << from) - 1);
+    if (x->mode == OP_ACCESS && m == 0xFF && valid == 0xFF) {   /* whole granules from here */
+      uint64_t stop = access_run(sh, g, end / 8, x);
+      if (stop > g) {
+        g = stop - 1;
+        continue;
+      }
+    }
     if (x->mode != OP_ACCESS && ((m | ~valid) & 0xFF) == 0xFF)
       granule_set(sh, g, x->mode == OP_SYNC ? SYNC : 0);
     else
@@ -446,14 +498,7 @@ __attribute__((noinline)) static void access_full(hrace_shadow_t *sh, uint64_t o
                                                   const hrace_vc_t *view,
                                                   hrace_race_sink_t sink, void *ctx) {
   acc_t x;
-  x.mode = OP_ACCESS;
-  x.id = id;
-  x.quiet = 0;
-  x.before = 0;
-  x.now = hrace__access_get(id);
-  x.writes = (x.now->flags & HRACE_ACC_WRITE) != 0;
-  x.view = view;
-  x.fd.n = 0;
+  acc_init(&x, id, view);
   apply(sh, off, len, &x);
   for (unsigned k = 0; k < x.fd.n; k++)
     sink(ctx, id, x.fd.f[k].prev, x.fd.f[k].lo, x.fd.f[k].hi - x.fd.f[k].lo);
