@@ -56,21 +56,29 @@ static hrace_table_t rsets = HRACE_TABLE_INIT(rset_t);
 #define CELL_R(c) ((uint32_t)(c))
 
 typedef _Atomic uint64_t cell_t;
+#define CHUNK 512                      /* granules per chunk lock (4 KiB of the region) */
 #define HRACE_SHADOW_LIKELY(x) __builtin_expect(!!(x), 1)
+#define HRACE_SHADOW_UNLIKELY(x) __builtin_expect(!!(x), 0)
 
 /* The mapping: a header, the granule words, then the two block arenas. */
 typedef struct head {
   _Atomic uint64_t next2, next8;       /* bump offsets in the arenas of 2- and 8-cell blocks */
   uint64_t ngran, cap2, cap8;          /* granules; arena capacities in blocks */
   uint64_t words, bytes;               /* offset of the arenas (in cells); mapping size */
-  uint64_t pad;
+  uint64_t locks;                      /* offset of the chunk locks (in cells) */
 } head_t;
 _Static_assert(sizeof(head_t) == 64, "the header fills one cache line");
 
 static head_t *head(const hrace_shadow_t *sh) { return (head_t *)sh->cells; }
 static cell_t *granules(const hrace_shadow_t *sh) { return sh->cells + 8; }
 
+/* Bumped after every init, free, clear or sync marking: see "the ranges this thread's segment
+ * already recorded" below. */
+static _Atomic uint64_t shadow_gen = 1;
+static void gen_bump(void) { atomic_fetch_add_explicit(&shadow_gen, 1, memory_order_acq_rel); }
+
 int hrace__shadow_init(hrace_shadow_t *sh, uint64_t size) {
+  gen_bump();
   sh->size = size;
   sh->cells = NULL;
   if (!size) return 0;
@@ -79,7 +87,8 @@ int hrace__shadow_init(hrace_shadow_t *sh, uint64_t size) {
    * lost to splits that raced (they fall back to the heap beyond this). */
   uint64_t cap2 = ngran + 1024, cap8 = ngran + 256;
   uint64_t words = (8 + ngran + 7) & ~7ull;    /* header + granules, to a cache line */
-  uint64_t bytes = (words + 2 * cap2 + 8 * cap8) * sizeof(uint64_t);
+  uint64_t locks = words + 2 * cap2 + 8 * cap8;   /* then one lock word per chunk */
+  uint64_t bytes = (locks + (ngran + CHUNK - 1) / CHUNK) * sizeof(uint64_t);
   void *m = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
                  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (m == MAP_FAILED) return -1;
@@ -90,6 +99,7 @@ int hrace__shadow_init(hrace_shadow_t *sh, uint64_t size) {
   h->cap8 = cap8;
   h->words = words;
   h->bytes = bytes;
+  h->locks = locks;
   return 0;
 }
 
@@ -97,6 +107,7 @@ void hrace__shadow_free(hrace_shadow_t *sh) {
   if (sh->cells) munmap((void *)sh->cells, head(sh)->bytes);
   sh->cells = NULL;
   sh->size = 0;
+  gen_bump();
 }
 
 /* A block of n (2 or 8) cells, all set to v. */
@@ -135,6 +146,7 @@ typedef struct acc {
   hrace_clk_t clk;
   hrace_aid_t same_id[2], notsame;
   unsigned same_kind[2], nsame;
+  int skipped;                     /* a chunk went unchecked (chunk_lock) */
   hrace_found_t fd;
 } acc_t;
 
@@ -309,7 +321,7 @@ static int cell_apply(cell_t *cell, acc_t *x, uint64_t lo, uint64_t hi) {
  * each location from several code addresses per segment, so most reads replace another read of
  * the same segment): a cell with at most one reader, where the access meets no race. Does what
  * cell_apply would do then and returns 1; 0 when cell_apply must decide (a read set, a race to
- * report, a frozen or sync cell, a lost CAS). */
+ * report, a frozen or sync cell). */
 static inline int cell_fast(cell_t *cell, acc_t *x) {
   uint64_t old = atomic_load_explicit(cell, memory_order_acquire), neu;
   if (old & (FROZEN | SYNC)) return 0;
@@ -324,8 +336,8 @@ static inline int cell_fast(cell_t *cell, acc_t *x) {
     if (races(w, x) || (r && !read_before(r, x))) return 0;
     neu = CELL(w, x->id);
   }
-  return atomic_compare_exchange_strong_explicit(cell, &old, neu, memory_order_acq_rel,
-                                                 memory_order_acquire);
+  atomic_store_explicit(cell, neu, memory_order_release);   /* under the chunk's lock */
+  return 1;
 }
 
 /* First and one-past-last byte (0..8) of a nonzero byte mask. */
@@ -422,7 +434,7 @@ static inline uint64_t run_next(uint64_t v, acc_t *x) {
  * after granule, the next state is worked out once per distinct old one (over a range the
  * granules mostly share their state: what one loop of a previous or this segment left), and
  * a granule that already says it takes no store. Returns the first granule it could not
- * handle so (a finer granule, a read set, a race to report, a lost CAS: granule_apply). */
+ * handle so (a finer granule, a read set, a race to report: granule_apply). */
 static uint64_t access_run(hrace_shadow_t *sh, uint64_t g, uint64_t gend, acc_t *x) {
   cell_t *gw = granules(sh);
   uint64_t last = ~0ull, next = ~0ull;
@@ -433,35 +445,81 @@ static uint64_t access_run(hrace_shadow_t *sh, uint64_t g, uint64_t gend, acc_t 
       next = run_next(v, x);
       if (next == ~0ull) break;
     }
-    if (next == v) continue;
-    if (!atomic_compare_exchange_strong_explicit(&gw[g], &v, next, memory_order_acq_rel,
-                                                 memory_order_acquire))
-      break;
+    if (next != v) atomic_store_explicit(&gw[g], next, memory_order_release);   /* locked */
   }
   return g;
 }
+
+/* ---- chunk locks ------------------------------------------------------------------------ */
+
+/* Every change to the cells of a chunk (CHUNK granules, 4 KiB of the region) is made by a thread
+ * that holds the chunk's lock word: one CAS per chunk and access instead of one per granule, so
+ * the cells themselves take plain (release) stores. The readers that decide an access changes
+ * nothing (hrace__shadow_steady8, steady()) take no lock: they see a cell before or after a
+ * store, and either is a state the shadow was in. The lock word holds its holder's token, so a
+ * thread that would wait for itself (a signal handler that touches window memory while the
+ * thread it interrupted is inside this file) skips the chunk instead of hanging: that access
+ * goes unchecked. */
+static _Atomic uint32_t tokens;
+static __thread uint32_t token __attribute__((tls_model("initial-exec")));
+
+static _Atomic uint32_t *chunk_word(const hrace_shadow_t *sh, uint64_t c) {
+  return (_Atomic uint32_t *)(void *)(sh->cells + head(sh)->locks) + c;
+}
+
+static int chunk_lock(_Atomic uint32_t *l) {
+  uint32_t me = token;
+  if (HRACE_SHADOW_UNLIKELY(!me)) me = token = atomic_fetch_add(&tokens, 1) + 1;
+  unsigned spins = 0;
+  for (;;) {
+    uint32_t free_ = 0;
+    if (HRACE_SHADOW_LIKELY(atomic_compare_exchange_weak_explicit(l, &free_, me,
+                                                                  memory_order_acquire,
+                                                                  memory_order_relaxed)))
+      return 1;
+    if (free_ == me) return 0;
+    if (free_) {
+      if (++spins > 64) sched_yield();
+#if defined(__x86_64__) || defined(__i386__)
+      else __builtin_ia32_pause();
+#endif
+    }
+  }
+}
+static void chunk_unlock(_Atomic uint32_t *l) { atomic_store_explicit(l, 0, memory_order_release); }
 
 static void apply(hrace_shadow_t *sh, uint64_t off, uint64_t len, acc_t *x) {
   if (off >= sh->size || !len) return;
   if (len > sh->size - off) len = sh->size - off;
   const uint64_t end = off + len, g0 = off / 8, g1 = (end - 1) / 8;
-  for (uint64_t g = g0; g <= g1; g++) {
-    uint64_t gb = 8 * g;
-    unsigned valid = sh->size - gb >= 8 ? 0xFF : (1u << (sh->size - gb)) - 1;
-    unsigned from = g == g0 ? (unsigned)(off - gb) : 0;
-    unsigned to = g == g1 ? (unsigned)(end - gb) : 8;
-    unsigned m = ((1u << to) - 1) & ~((1u << from) - 1);
-    if (x->mode == OP_ACCESS && m == 0xFF && valid == 0xFF) {   /* whole granules from here */
-      uint64_t stop = access_run(sh, g, end / 8, x);
-      if (stop > g) {
-        g = stop - 1;
-        continue;
-      }
+  for (uint64_t g = g0; g <= g1;) {
+    const uint64_t c = g / CHUNK, cend = (c + 1) * CHUNK <= g1 ? (c + 1) * CHUNK : g1 + 1;
+    _Atomic uint32_t *lock = chunk_word(sh, c);
+    if (!chunk_lock(lock)) {
+      x->skipped = 1;
+      g = cend;
+      continue;
     }
-    if (x->mode != OP_ACCESS && ((m | ~valid) & 0xFF) == 0xFF)
-      granule_set(sh, g, x->mode == OP_SYNC ? SYNC : 0);
-    else
-      granule_apply(sh, g, m, valid, x);
+    const uint64_t runend = end / 8 < cend ? end / 8 : cend;   /* whole granules end here */
+    for (; g < cend; g++) {
+      uint64_t gb = 8 * g;
+      unsigned valid = sh->size - gb >= 8 ? 0xFF : (1u << (sh->size - gb)) - 1;
+      unsigned from = g == g0 ? (unsigned)(off - gb) : 0;
+      unsigned to = g == g1 ? (unsigned)(end - gb) : 8;
+      unsigned m = ((1u << to) - 1) & ~((1u << from) - 1);
+      if (x->mode == OP_ACCESS && m == 0xFF && valid == 0xFF) {   /* whole granules from here */
+        uint64_t stop = access_run(sh, g, runend, x);
+        if (stop > g) {
+          g = stop - 1;
+          continue;
+        }
+      }
+      if (x->mode != OP_ACCESS && ((m | ~valid) & 0xFF) == 0xFF)
+        granule_set(sh, g, x->mode == OP_SYNC ? SYNC : 0);
+      else
+        granule_apply(sh, g, m, valid, x);
+    }
+    chunk_unlock(lock);
   }
 }
 
@@ -493,13 +551,74 @@ static int steady(const hrace_shadow_t *sh, uint64_t off, uint64_t len, hrace_ai
   return 1;
 }
 
+/* ---- the ranges this thread's segment already recorded ----------------------------------- */
+
+/* A plain access over bytes that a plain access of the same thread and segment already
+ * recorded there (a read after a read or a write, a write after a write) is covered, in every
+ * cell, by same-epoch elision (same() above), so it would store nothing; it would still visit
+ * every granule to find that out. So each thread remembers, per segment, the ranges it recorded
+ * (coalesced: a loop over rows grows one range), and such an access returns after a look at
+ * them. Sound for the same reasons as same(): an entry covers only accesses of its own epoch,
+ * which no other access can be ordered between. What another access did to the cells since
+ * changes nothing either: it could only replace this segment's access by conflicting with it,
+ * and was then reported as racing with it at those bytes (the skipped access would report a
+ * second pair at an already reported location). The entries name the shadow and a generation
+ * that every init / free / clear / sync marking bumps, so memory detached, freed, reused or
+ * marked is never taken as recorded. A stencil reads each row from five code addresses per
+ * segment, in three calls over the same rows: one of them now reaches the cells. */
+enum { NSEEN = 4 };
+typedef struct seen {
+  const hrace_shadow_t *sh;
+  uint64_t gen;
+  uint32_t exporter;
+  hrace_clk_t clk;
+  int writes;
+  uint64_t lo, hi;
+} seen_t;
+static __thread seen_t seen[NSEEN] __attribute__((tls_model("initial-exec")));
+static __thread unsigned seen_next __attribute__((tls_model("initial-exec")));
+
+
+static int seen_match(const seen_t *e, const hrace_shadow_t *sh, uint64_t gen, const acc_t *x) {
+  return e->sh == sh && e->gen == gen && e->exporter == x->now->exporter && e->clk == x->clk;
+}
+static int seen_covers(const hrace_shadow_t *sh, uint64_t gen, const acc_t *x, uint64_t lo,
+                       uint64_t hi) {
+  for (unsigned i = 0; i < NSEEN; i++) {
+    const seen_t *e = &seen[i];
+    if (e->lo <= lo && hi <= e->hi && (e->writes || !x->writes) && seen_match(e, sh, gen, x))
+      return 1;
+  }
+  return 0;
+}
+static void seen_add(const hrace_shadow_t *sh, uint64_t gen, const acc_t *x, uint64_t lo,
+                     uint64_t hi) {
+  for (unsigned i = 0; i < NSEEN; i++) {     /* grow a range it overlaps or touches */
+    seen_t *e = &seen[i];
+    if (e->writes == x->writes && lo <= e->hi && e->lo <= hi && seen_match(e, sh, gen, x)) {
+      if (lo < e->lo) e->lo = lo;
+      if (hi > e->hi) e->hi = hi;
+      return;
+    }
+  }
+  seen_t *e = &seen[seen_next++ % NSEEN];
+  *e = (seen_t){ .sh = sh, .gen = gen, .exporter = x->now->exporter, .clk = x->clk,
+                 .writes = x->writes, .lo = lo, .hi = hi };
+}
+
 __attribute__((noinline)) static void access_full(hrace_shadow_t *sh, uint64_t off,
                                                   uint64_t len, hrace_aid_t id,
                                                   const hrace_vc_t *view,
                                                   hrace_race_sink_t sink, void *ctx) {
   acc_t x;
   acc_init(&x, id, view);
+  if (off >= sh->size || !len) return;
+  if (len > sh->size - off) len = sh->size - off;
+  const int plain = x.local && !(x.now->flags & HRACE_ACC_ATOMIC);
+  const uint64_t gen = atomic_load_explicit(&shadow_gen, memory_order_acquire);
+  if (plain && seen_covers(sh, gen, &x, off, off + len)) return;
   apply(sh, off, len, &x);
+  if (plain && !x.skipped) seen_add(sh, gen, &x, off, off + len);
   for (unsigned k = 0; k < x.fd.n; k++)
     sink(ctx, id, x.fd.f[k].prev, x.fd.f[k].lo, x.fd.f[k].hi - x.fd.f[k].lo);
 }
@@ -519,11 +638,13 @@ void hrace__shadow_access(hrace_shadow_t *sh, uint64_t off, uint64_t len, hrace_
 void hrace__shadow_clear(hrace_shadow_t *sh, uint64_t off, uint64_t len) {
   acc_t x = { .mode = OP_CLEAR };
   apply(sh, off, len, &x);
+  gen_bump();   /* after: a range recorded before the end of this is never taken as recorded */
 }
 
 void hrace__shadow_mark_sync(hrace_shadow_t *sh, uint64_t off, uint64_t len) {
   acc_t x = { .mode = OP_SYNC };
   apply(sh, off, len, &x);
+  gen_bump();   /* after: a range recorded before the end of this is never taken as recorded */
 }
 
 /* Shadow memory in use, for the benchmarks and docs/access.md: granule words of the region
