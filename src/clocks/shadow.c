@@ -306,6 +306,12 @@ static int cell_apply(cell_t *cell, acc_t *x, uint64_t lo, uint64_t hi) {
       neu = CELL(x->id, 0);
     } else {
       if (has_reader(r, x->id)) return 0;            /* already recorded, no write since */
+      if (r & RSET_BIT) {                            /* or a reader of the set stands for it */
+        hrace_aid_t m[HRACE_RSET_MAX];
+        unsigned n = readers(r, m);
+        for (unsigned k = 0; k < n; k++)
+          if (same(m[k], x)) return 0;
+      }
       if (races(w, x)) hit[nhit++] = w;
       neu = CELL(w, add_reader(r, x));
     }
