@@ -16,13 +16,16 @@
  * A granule only ever gets finer; blocks come from bump arenas inside the region's own mapping
  * (touched only where used, unmapped with it), so there is nothing to free one by one.
  *
- * Concurrency (any number of application threads and the progress thread, no lock): a cell
- * changes by CAS. A granule word goes from cell to pointer by CAS, so an update racing with
- * the split fails its CAS, sees bit 63 and starts over from the granule. Halves become bytes
- * by first freezing both half cells (CAS in bit 63, in order, so one splitter wins), copying
- * them into the new block, then swinging the granule word; updaters that meet a frozen cell
- * start over from the granule. An access that finds its own id already recorded writes
- * nothing (the steady state of a loop).
+ * Concurrency (any number of application threads and the progress thread): every change is
+ * made under the lock of the cells' chunk ("chunk locks" below), so most cells take plain
+ * stores; lock-free readers only ever decide that an access changes nothing. The split
+ * protocol below predates the locks and is kept (it is correct with or without them): a
+ * granule word goes from cell to pointer by CAS, so an update racing with the split fails
+ * its CAS, sees bit 63 and starts over from the granule. Halves become bytes by first
+ * freezing both half cells (CAS in bit 63, in order, so one splitter wins), copying them into
+ * the new block, then swinging the granule word; updaters that meet a frozen cell start over
+ * from the granule. An access that finds its own id, or an access that stands for it
+ * (same-epoch elision), already recorded writes nothing (the steady state of a loop).
  *
  * Measured (bench/access, docs/access.md): an 8-byte read or write of a window location that
  * repeats what is recorded costs one granule load and two compares here. */
@@ -262,7 +265,7 @@ static uint32_t add_reader(uint32_t r, acc_t *x) {
   rset_t *s = hrace__table_at(&rsets, sid);
   for (unsigned i = 0; i < k; i++) s->m[i] = keep[i];
   s->n = k;
-  return sid | RSET_BIT;   /* published by the caller's CAS (release) */
+  return sid | RSET_BIT;   /* published by the caller's CAS / store (release) */
 }
 
 static int has_reader(uint32_t r, hrace_aid_t id) {
