@@ -16,13 +16,16 @@
  * A granule only ever gets finer; blocks come from bump arenas inside the region's own mapping
  * (touched only where used, unmapped with it), so there is nothing to free one by one.
  *
- * Concurrency (any number of application threads and the progress thread, no lock): a cell
- * changes by CAS. A granule word goes from cell to pointer by CAS, so an update racing with
- * the split fails its CAS, sees bit 63 and starts over from the granule. Halves become bytes
- * by first freezing both half cells (CAS in bit 63, in order, so one splitter wins), copying
- * them into the new block, then swinging the granule word; updaters that meet a frozen cell
- * start over from the granule. An access that finds its own id already recorded writes
- * nothing (the steady state of a loop).
+ * Concurrency (any number of application threads and the progress thread): every change is
+ * made under the lock of the cells' chunk ("chunk locks" below), so most cells take plain
+ * stores; lock-free readers only ever decide that an access changes nothing. The split
+ * protocol below predates the locks and is kept (it is correct with or without them): a
+ * granule word goes from cell to pointer by CAS, so an update racing with the split fails
+ * its CAS, sees bit 63 and starts over from the granule. Halves become bytes by first
+ * freezing both half cells (CAS in bit 63, in order, so one splitter wins), copying them into
+ * the new block, then swinging the granule word; updaters that meet a frozen cell start over
+ * from the granule. An access that finds its own id, or an access that stands for it
+ * (same-epoch elision), already recorded writes nothing (the steady state of a loop).
  *
  * Measured (bench/access, docs/access.md): an 8-byte read or write of a window location that
  * repeats what is recorded costs one granule load and two compares here. */
@@ -56,21 +59,29 @@ static hrace_table_t rsets = HRACE_TABLE_INIT(rset_t);
 #define CELL_R(c) ((uint32_t)(c))
 
 typedef _Atomic uint64_t cell_t;
+#define CHUNK 512                      /* granules per chunk lock (4 KiB of the region) */
 #define HRACE_SHADOW_LIKELY(x) __builtin_expect(!!(x), 1)
+#define HRACE_SHADOW_UNLIKELY(x) __builtin_expect(!!(x), 0)
 
 /* The mapping: a header, the granule words, then the two block arenas. */
 typedef struct head {
   _Atomic uint64_t next2, next8;       /* bump offsets in the arenas of 2- and 8-cell blocks */
   uint64_t ngran, cap2, cap8;          /* granules; arena capacities in blocks */
   uint64_t words, bytes;               /* offset of the arenas (in cells); mapping size */
-  uint64_t pad;
+  uint64_t locks;                      /* offset of the chunk locks (in cells) */
 } head_t;
 _Static_assert(sizeof(head_t) == 64, "the header fills one cache line");
 
 static head_t *head(const hrace_shadow_t *sh) { return (head_t *)sh->cells; }
 static cell_t *granules(const hrace_shadow_t *sh) { return sh->cells + 8; }
 
+/* Bumped after every init, free, clear or sync marking: see "the ranges this thread's segment
+ * already recorded" below. */
+static _Atomic uint64_t shadow_gen = 1;
+static void gen_bump(void) { atomic_fetch_add_explicit(&shadow_gen, 1, memory_order_acq_rel); }
+
 int hrace__shadow_init(hrace_shadow_t *sh, uint64_t size) {
+  gen_bump();
   sh->size = size;
   sh->cells = NULL;
   if (!size) return 0;
@@ -79,7 +90,8 @@ int hrace__shadow_init(hrace_shadow_t *sh, uint64_t size) {
    * lost to splits that raced (they fall back to the heap beyond this). */
   uint64_t cap2 = ngran + 1024, cap8 = ngran + 256;
   uint64_t words = (8 + ngran + 7) & ~7ull;    /* header + granules, to a cache line */
-  uint64_t bytes = (words + 2 * cap2 + 8 * cap8) * sizeof(uint64_t);
+  uint64_t locks = words + 2 * cap2 + 8 * cap8;   /* then one lock word per chunk */
+  uint64_t bytes = (locks + (ngran + CHUNK - 1) / CHUNK) * sizeof(uint64_t);
   void *m = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
                  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (m == MAP_FAILED) return -1;
@@ -90,6 +102,7 @@ int hrace__shadow_init(hrace_shadow_t *sh, uint64_t size) {
   h->cap8 = cap8;
   h->words = words;
   h->bytes = bytes;
+  h->locks = locks;
   return 0;
 }
 
@@ -97,6 +110,7 @@ void hrace__shadow_free(hrace_shadow_t *sh) {
   if (sh->cells) munmap((void *)sh->cells, head(sh)->bytes);
   sh->cells = NULL;
   sh->size = 0;
+  gen_bump();
 }
 
 /* A block of n (2 or 8) cells, all set to v. */
@@ -123,13 +137,42 @@ enum { OP_ACCESS, OP_CLEAR, OP_SYNC };
 typedef struct acc {
   int mode;
   hrace_aid_t id;
-  hrace_aid_t quiet;               /* a predecessor known not to race with this access */
+  hrace_aid_t quiet[2];            /* predecessors known not to race with this access */
+  unsigned nquiet;
   hrace_aid_t before;              /* a reader known to happen before `view` (add_reader) */
   int writes;
   const hrace_access_t *now;
   const hrace_vc_t *view;
+  /* Same-epoch elision (same() below): whether `now` can cover for others at all, its
+   * epoch, the last ids found of its epoch (with their kind) and the last one found not. */
+  int local;
+  hrace_clk_t clk;
+  hrace_aid_t same_id[2], notsame;
+  unsigned same_kind[2], nsame;
+  int skipped;                     /* a chunk went unchecked (chunk_lock) */
   hrace_found_t fd;
 } acc_t;
+
+static void acc_init(acc_t *x, hrace_aid_t id, const hrace_vc_t *view) {
+  /* Field by field: a memset here compiled to `rep stos`, whose start-up was a third of a
+   * single access's time in access_full (wavefront profile). */
+  x->quiet[0] = x->quiet[1] = 0;
+  x->nquiet = 0;
+  x->before = 0;
+  x->same_id[0] = x->same_id[1] = x->notsame = 0;
+  x->same_kind[0] = x->same_kind[1] = 0;
+  x->nsame = 0;
+  x->skipped = 0;
+  x->fd.n = 0;
+  x->mode = OP_ACCESS;
+  x->id = id;
+  x->now = hrace__access_get(id);
+  x->writes = (x->now->flags & HRACE_ACC_WRITE) != 0;
+  x->view = view;
+  x->clk = atomic_load_explicit(&x->now->clk, memory_order_acquire);
+  x->local = (x->now->flags & (HRACE_ACC_LOCALCLK | HRACE_ACC_REMOTE | HRACE_ACC_FOREIGN)) ==
+                 HRACE_ACC_LOCALCLK && x->clk != HRACE_CLK_INF;
+}
 
 /* Does recorded access `prev` race with the access being applied? The last answer "no" is
  * remembered: over a range, the granules mostly share their predecessor (a loop writing what
@@ -138,12 +181,80 @@ typedef struct acc {
 __attribute__((noinline)) static int races_lookup(hrace_aid_t prev, acc_t *x) {
   const hrace_access_t *p = hrace__access_get(prev);
   if (hrace__access_conflict(p, x->now) && !hrace__access_hb(p, x->view)) return 1;
-  x->quiet = prev;
+  x->quiet[x->nquiet++ & 1] = prev;
   return 0;
 }
 static inline int races(hrace_aid_t prev, acc_t *x) {
-  if (!prev || prev == x->id || prev == x->quiet) return 0;
+  if (!prev || prev == x->id || prev == x->quiet[0] || prev == x->quiet[1]) return 0;
   return races_lookup(prev, x);
+}
+
+/* Same-epoch elision. A recorded access `prev` of the same thread (context) and segment as
+ * the access being applied happened at the same FastTrack epoch: every later access is ordered
+ * after both or after neither, and the two never race. When prev is also a plain access that
+ * conflicts with at least whatever the new one conflicts with (a plain write covers anything;
+ * a plain read covers a read), recording the new access would change no later verdict: the
+ * cell is left as it is, with no store at all. A stencil reads each location from about five
+ * code addresses per segment; only the first one writes the shadow. The one difference a user
+ * can see: a race found later names the first code address of the segment that touched the
+ * bytes, not the last (either is a true partner of the race). Returns SAME_READ or SAME_WRITE
+ * for a covering prev of that kind, 0 otherwise. Local descriptors only: remote operations
+ * share an exporter and, while in flight, an epoch (HRACE_CLK_INF) without being ordered. */
+enum { SAME_NO, SAME_READ, SAME_WRITE };
+/* The last answers this thread got (id, for an access of epoch (exporter, clk)), across
+ * accesses: single accesses (a wavefront's row) each start with an empty acc_t, and the
+ * descriptor lookup per access showed in profiles. An answer never changes: descriptors of
+ * local accesses are immutable and ids are never reused. */
+static __thread struct {
+  hrace_aid_t id;
+  uint32_t exporter;
+  hrace_clk_t clk;
+  unsigned kind;
+} same_tls[8] __attribute__((tls_model("initial-exec")));
+static __thread unsigned same_tls_next __attribute__((tls_model("initial-exec")));
+
+__attribute__((noinline)) static unsigned same_lookup(hrace_aid_t prev, acc_t *x) {
+  unsigned k = SAME_NO;
+  if (x->local) {
+    unsigned hit = 0;
+    for (unsigned i = 0; i < 8 && !hit; i++)
+      if (same_tls[i].id == prev && same_tls[i].exporter == x->now->exporter &&
+          same_tls[i].clk == x->clk)
+        hit = 1, k = same_tls[i].kind;
+    if (!hit) {
+      const hrace_access_t *p = hrace__access_get(prev);
+      if ((p->flags & (HRACE_ACC_LOCALCLK | HRACE_ACC_REMOTE | HRACE_ACC_FOREIGN |
+                       HRACE_ACC_ATOMIC)) == HRACE_ACC_LOCALCLK &&
+          p->exporter == x->now->exporter &&
+          atomic_load_explicit(&p->clk, memory_order_acquire) == x->clk)
+        k = p->flags & HRACE_ACC_WRITE ? SAME_WRITE : SAME_READ;
+      unsigned i = same_tls_next++ & 7;   /* either answer: it holds for this epoch */
+      same_tls[i].id = prev;
+      same_tls[i].exporter = x->now->exporter;
+      same_tls[i].clk = x->clk;
+      same_tls[i].kind = k;
+    }
+  }
+  if (k) {
+    unsigned i = x->nsame++ & 1;
+    x->same_id[i] = prev;
+    x->same_kind[i] = k;
+  } else {
+    x->notsame = prev;
+  }
+  return k;
+}
+static inline unsigned same(hrace_aid_t prev, acc_t *x) {
+  if (!prev || prev == x->notsame) return SAME_NO;
+  if (prev == x->same_id[0]) return x->same_kind[0];
+  if (prev == x->same_id[1]) return x->same_kind[1];
+  return same_lookup(prev, x);
+}
+/* Does cell state (w, r) (r a single reader or none) already stand for access x? */
+static inline int covered(hrace_aid_t w, uint32_t r, acc_t *x) {
+  if (x->writes)
+    return (w == x->id && !r) || (same(w, x) == SAME_WRITE && (!r || same(r, x)));
+  return r == x->id || (r ? same(r, x) != SAME_NO : same(w, x) == SAME_WRITE);
 }
 
 /* The readers recorded in r, as a list. */
@@ -186,7 +297,7 @@ static uint32_t add_reader(uint32_t r, acc_t *x) {
   rset_t *s = hrace__table_at(&rsets, sid);
   for (unsigned i = 0; i < k; i++) s->m[i] = keep[i];
   s->n = k;
-  return sid | RSET_BIT;   /* published by the caller's CAS (release) */
+  return sid | RSET_BIT;   /* published by the caller's CAS / store (release) */
 }
 
 static int has_reader(uint32_t r, hrace_aid_t id) {
@@ -219,6 +330,7 @@ static int cell_apply(cell_t *cell, acc_t *x, uint64_t lo, uint64_t hi) {
     uint32_t r = CELL_R(old);
     hrace_aid_t hit[HRACE_RSET_MAX + 1];
     unsigned nhit = 0;
+    if (!(r & RSET_BIT) && covered(w, r, x)) return 0;   /* nothing new: same epoch */
     if (x->writes) {
       if (w == x->id && r == 0) return 0;           /* nothing new since our own write */
       if (races(w, x)) hit[nhit++] = w;
@@ -229,6 +341,12 @@ static int cell_apply(cell_t *cell, acc_t *x, uint64_t lo, uint64_t hi) {
       neu = CELL(x->id, 0);
     } else {
       if (has_reader(r, x->id)) return 0;            /* already recorded, no write since */
+      if (r & RSET_BIT) {                            /* or a reader of the set stands for it */
+        hrace_aid_t m[HRACE_RSET_MAX];
+        unsigned n = readers(r, m);
+        for (unsigned k = 0; k < n; k++)
+          if (same(m[k], x)) return 0;
+      }
       if (races(w, x)) hit[nhit++] = w;
       neu = CELL(w, add_reader(r, x));
     }
@@ -244,24 +362,23 @@ static int cell_apply(cell_t *cell, acc_t *x, uint64_t lo, uint64_t hi) {
  * each location from several code addresses per segment, so most reads replace another read of
  * the same segment): a cell with at most one reader, where the access meets no race. Does what
  * cell_apply would do then and returns 1; 0 when cell_apply must decide (a read set, a race to
- * report, a frozen or sync cell, a lost CAS). */
+ * report, a frozen or sync cell). */
 static inline int cell_fast(cell_t *cell, acc_t *x) {
   uint64_t old = atomic_load_explicit(cell, memory_order_acquire), neu;
   if (old & (FROZEN | SYNC)) return 0;
   hrace_aid_t w = CELL_W(old);
   uint32_t r = CELL_R(old);
   if (r & RSET_BIT) return 0;
+  if (covered(w, r, x)) return 1;
   if (x->writes) {
-    if (w == x->id && r == 0) return 1;
     if (races(w, x) || races(r, x)) return 0;
     neu = CELL(x->id, 0);
   } else {
-    if (r == x->id) return 1;
     if (races(w, x) || (r && !read_before(r, x))) return 0;
     neu = CELL(w, x->id);
   }
-  return atomic_compare_exchange_strong_explicit(cell, &old, neu, memory_order_acq_rel,
-                                                 memory_order_acquire);
+  atomic_store_explicit(cell, neu, memory_order_release);   /* under the chunk's lock */
+  return 1;
 }
 
 /* First and one-past-last byte (0..8) of a nonzero byte mask. */
@@ -341,75 +458,122 @@ static void granule_set(hrace_shadow_t *sh, uint64_t g, uint64_t val) {
   }
 }
 
-/* Can granule word v be replaced by the write x without further ado: a uniform cell whose
- * last write does not race with x and that has no read since? */
-static inline int overwritable(uint64_t v, acc_t *x) {
-  return !(v & (PTR | SYNC)) && CELL_R(v) == 0 && !races(CELL_W(v), x);
+/* The new state of uniform granule word v after access x, when x meets no race there and
+ * the word is a plain cell with at most one reader (v itself when x is already recorded);
+ * ~0 (never a cell: it has PTR set) when granule_apply must decide. */
+static inline uint64_t run_next(uint64_t v, acc_t *x) {
+  if (v & (PTR | SYNC)) return ~0ull;
+  hrace_aid_t w = CELL_W(v);
+  uint32_t r = CELL_R(v);
+  if (r & RSET_BIT) return ~0ull;
+  if (covered(w, r, x)) return v;
+  if (x->writes) return races(w, x) || races(r, x) ? ~0ull : CELL(x->id, 0);
+  return races(w, x) || (r && !read_before(r, x)) ? ~0ull : CELL(w, x->id);
 }
 
-#if defined(__x86_64__)
-/* Two granule words at once (16-byte aligned): one cmpxchg16b instead of two CAS. */
-__attribute__((target("cx16"))) static inline int cas2(cell_t *p, uint64_t e0, uint64_t e1,
-                                                        uint64_t n0, uint64_t n1) {
-  unsigned __int128 e = ((unsigned __int128)e1 << 64) | e0, n = ((unsigned __int128)n1 << 64) | n0;
-  return __atomic_compare_exchange_n((unsigned __int128 *)(void *)p, &e, n, 0, __ATOMIC_ACQ_REL,
-                                     __ATOMIC_ACQUIRE);
-}
-#endif
-
-/* A write over whole granules [g, gend) that a predecessor which does not race with it left
- * uniform (typically another loop of the same thread and segment): the granules become the
- * write's without calls, two per CAS where the CPU has a 16-byte one. Returns the first granule
- * it could not handle so (for granule_apply). A memcpy of 4 KiB into a window that another
- * code address wrote last: 6.0 us through granule_apply, 3.4-4.7 with one CAS per granule,
- * (see bench/README.md for the current figure). */
-#if defined(__x86_64__)
-__attribute__((target("cx16")))
-#endif
-static uint64_t write_run(hrace_shadow_t *sh, uint64_t g, uint64_t gend, acc_t *x) {
+/* An access over whole granules [g, gend), where the granules hold plain cells: granule
+ * after granule, the next state is worked out once per distinct old one (over a range the
+ * granules mostly share their state: what one loop of a previous or this segment left), and
+ * a granule that already says it takes no store. Returns the first granule it could not
+ * handle so (a finer granule, a read set, a race to report: granule_apply). */
+static uint64_t access_run(hrace_shadow_t *sh, uint64_t g, uint64_t gend, acc_t *x) {
   cell_t *gw = granules(sh);
-  const uint64_t mine = CELL(x->id, 0);
+  uint64_t last = ~0ull, next = ~0ull;
   for (; g < gend; g++) {
-#if defined(__x86_64__)
-    if (!(g & 1) && g + 1 < gend) {
-      uint64_t v0 = atomic_load_explicit(&gw[g], memory_order_acquire);
-      uint64_t v1 = atomic_load_explicit(&gw[g + 1], memory_order_acquire);
-      if (v0 == mine && v1 == mine) {
-        g++;
-        continue;
-      }
-      if (overwritable(v0, x) && overwritable(v1, x) && cas2(&gw[g], v0, v1, mine, mine)) {
-        g++;
-        continue;
-      }
-    }
-#endif
     uint64_t v = atomic_load_explicit(&gw[g], memory_order_acquire);
-    if (v == mine) continue;
-    if (!overwritable(v, x) ||
-        !atomic_compare_exchange_strong_explicit(&gw[g], &v, mine, memory_order_acq_rel,
-                                                 memory_order_acquire))
-      break;
+    if (v != last) {
+      last = v;
+      next = run_next(v, x);
+      if (next == ~0ull) break;
+    }
+    if (next != v) atomic_store_explicit(&gw[g], next, memory_order_release);   /* locked */
   }
   return g;
 }
+
+/* ---- chunk locks ------------------------------------------------------------------------ */
+
+/* Every change to the cells of a chunk (CHUNK granules, 4 KiB of the region) is made by a thread
+ * that holds the chunk's lock word: one CAS per chunk and access instead of one per granule, so
+ * the cells themselves take plain (release) stores. The readers that decide an access changes
+ * nothing (hrace__shadow_steady8, steady()) take no lock: they see a cell before or after a
+ * store, and either is a state the shadow was in. The lock word holds its holder's token, so a
+ * thread that would wait for itself (a signal handler that touches window memory while the
+ * thread it interrupted is inside this file) skips the chunk instead of hanging: that access
+ * goes unchecked. */
+static _Atomic uint32_t tokens;
+static __thread uint32_t token __attribute__((tls_model("initial-exec")));
+
+static _Atomic uint32_t *chunk_word(const hrace_shadow_t *sh, uint64_t c) {
+  return (_Atomic uint32_t *)(void *)(sh->cells + head(sh)->locks) + c;
+}
+
+static int chunk_lock(_Atomic uint32_t *l) {
+  uint32_t me = token;
+  if (HRACE_SHADOW_UNLIKELY(!me)) me = token = atomic_fetch_add(&tokens, 1) + 1;
+  unsigned spins = 0;
+  for (;;) {
+    uint32_t free_ = 0;
+    if (HRACE_SHADOW_LIKELY(atomic_compare_exchange_weak_explicit(l, &free_, me,
+                                                                  memory_order_acquire,
+                                                                  memory_order_relaxed)))
+      return 1;
+    if (free_ == me) return 0;
+    if (free_) {
+      if (++spins > 64) sched_yield();
+#if defined(__x86_64__) || defined(__i386__)
+      else __builtin_ia32_pause();
+#endif
+    }
+  }
+}
+static void chunk_unlock(_Atomic uint32_t *l) { atomic_store_explicit(l, 0, memory_order_release); }
 
 static void apply(hrace_shadow_t *sh, uint64_t off, uint64_t len, acc_t *x) {
   if (off >= sh->size || !len) return;
   if (len > sh->size - off) len = sh->size - off;
   const uint64_t end = off + len, g0 = off / 8, g1 = (end - 1) / 8;
-  uint64_t g = g0;
-  if (x->mode == OP_ACCESS && x->writes && !(off & 7)) g = write_run(sh, g, end / 8, x);
-  for (; g <= g1; g++) {
-    uint64_t gb = 8 * g;
-    unsigned valid = sh->size - gb >= 8 ? 0xFF : (1u << (sh->size - gb)) - 1;
-    unsigned from = g == g0 ? (unsigned)(off - gb) : 0;
-    unsigned to = g == g1 ? (unsigned)(end - gb) : 8;
-    unsigned m = ((1u << to) - 1) & ~((1u << from) - 1);
-    if (x->mode != OP_ACCESS && ((m | ~valid) & 0xFF) == 0xFF)
-      granule_set(sh, g, x->mode == OP_SYNC ? SYNC : 0);
-    else
-      granule_apply(sh, g, m, valid, x);
+  for (uint64_t g = g0; g <= g1;) {
+    const uint64_t c = g / CHUNK, cend = (c + 1) * CHUNK <= g1 ? (c + 1) * CHUNK : g1 + 1;
+    const uint64_t runend = end / 8 < cend ? end / 8 : cend;   /* whole granules end here */
+    if (x->mode == OP_ACCESS && 8 * g >= off) {
+      /* Whole granules that already stand for the access need no lock to say so (like the
+       * lock-free steady checks): only a chunk with something to change is locked. */
+      const cell_t *gw = granules(sh);
+      for (uint64_t same_v = ~0ull; g < runend; g++) {
+        uint64_t v = atomic_load_explicit(&gw[g], memory_order_acquire);
+        if (v != same_v) {
+          if (run_next(v, x) != v) break;
+          same_v = v;
+        }
+      }
+      if (g == cend) continue;
+    }
+    _Atomic uint32_t *lock = chunk_word(sh, c);
+    if (!chunk_lock(lock)) {
+      x->skipped = 1;
+      g = cend;
+      continue;
+    }
+    for (; g < cend; g++) {
+      uint64_t gb = 8 * g;
+      unsigned valid = sh->size - gb >= 8 ? 0xFF : (1u << (sh->size - gb)) - 1;
+      unsigned from = g == g0 ? (unsigned)(off - gb) : 0;
+      unsigned to = g == g1 ? (unsigned)(end - gb) : 8;
+      unsigned m = ((1u << to) - 1) & ~((1u << from) - 1);
+      if (x->mode == OP_ACCESS && m == 0xFF && valid == 0xFF) {   /* whole granules from here */
+        uint64_t stop = access_run(sh, g, runend, x);
+        if (stop > g) {
+          g = stop - 1;
+          continue;
+        }
+      }
+      if (x->mode != OP_ACCESS && ((m | ~valid) & 0xFF) == 0xFF)
+        granule_set(sh, g, x->mode == OP_SYNC ? SYNC : 0);
+      else
+        granule_apply(sh, g, m, valid, x);
+    }
+    chunk_unlock(lock);
   }
 }
 
@@ -441,20 +605,76 @@ static int steady(const hrace_shadow_t *sh, uint64_t off, uint64_t len, hrace_ai
   return 1;
 }
 
+/* ---- the ranges this thread's segment already recorded ----------------------------------- */
+
+/* A plain access over bytes that a plain access of the same thread and segment already
+ * recorded there (a read after a read or a write, a write after a write) is covered, in every
+ * cell, by same-epoch elision (same() above), so it would store nothing; it would still visit
+ * every granule to find that out. So each thread remembers, per segment, the ranges it recorded
+ * (coalesced: a loop over rows grows one range), and such an access returns after a look at
+ * them. Sound for the same reasons as same(): an entry covers only accesses of its own epoch,
+ * which no other access can be ordered between. What another access did to the cells since
+ * changes nothing either: it could only replace this segment's access by conflicting with it,
+ * and was then reported as racing with it at those bytes (the skipped access would report a
+ * second pair at an already reported location). The entries name the shadow and a generation
+ * that every init / free / clear / sync marking bumps, so memory detached, freed, reused or
+ * marked is never taken as recorded. A stencil reads each row from five code addresses per
+ * segment, in three calls over the same rows: one of them now reaches the cells. */
+enum { NSEEN = 4 };
+typedef struct seen {
+  const hrace_shadow_t *sh;
+  uint64_t gen;
+  uint32_t exporter;
+  hrace_clk_t clk;
+  int writes;
+  uint64_t lo, hi;
+} seen_t;
+static __thread seen_t seen[NSEEN] __attribute__((tls_model("initial-exec")));
+static __thread unsigned seen_next __attribute__((tls_model("initial-exec")));
+
+
+static int seen_match(const seen_t *e, const hrace_shadow_t *sh, uint64_t gen, const acc_t *x) {
+  return e->sh == sh && e->gen == gen && e->exporter == x->now->exporter && e->clk == x->clk;
+}
+static int seen_covers(const hrace_shadow_t *sh, uint64_t gen, const acc_t *x, uint64_t lo,
+                       uint64_t hi) {
+  for (unsigned i = 0; i < NSEEN; i++) {
+    const seen_t *e = &seen[i];
+    if (e->lo <= lo && hi <= e->hi && (e->writes || !x->writes) && seen_match(e, sh, gen, x))
+      return 1;
+  }
+  return 0;
+}
+static void seen_add(const hrace_shadow_t *sh, uint64_t gen, const acc_t *x, uint64_t lo,
+                     uint64_t hi) {
+  for (unsigned i = 0; i < NSEEN; i++) {     /* grow a range it overlaps or touches */
+    seen_t *e = &seen[i];
+    if (e->writes == x->writes && lo <= e->hi && e->lo <= hi && seen_match(e, sh, gen, x)) {
+      if (lo < e->lo) e->lo = lo;
+      if (hi > e->hi) e->hi = hi;
+      return;
+    }
+  }
+  seen_t *e = &seen[seen_next++ % NSEEN];
+  *e = (seen_t){ .sh = sh, .gen = gen, .exporter = x->now->exporter, .clk = x->clk,
+                 .writes = x->writes, .lo = lo, .hi = hi };
+}
+
 __attribute__((noinline)) static void access_full(hrace_shadow_t *sh, uint64_t off,
                                                   uint64_t len, hrace_aid_t id,
                                                   const hrace_vc_t *view,
                                                   hrace_race_sink_t sink, void *ctx) {
   acc_t x;
-  x.mode = OP_ACCESS;
-  x.id = id;
-  x.quiet = 0;
-  x.before = 0;
-  x.now = hrace__access_get(id);
-  x.writes = (x.now->flags & HRACE_ACC_WRITE) != 0;
-  x.view = view;
-  x.fd.n = 0;
+  acc_init(&x, id, view);
+  if (off >= sh->size || !len) return;
+  if (len > sh->size - off) len = sh->size - off;
+  /* Ranges only: single accesses rarely repeat a range of their own segment exactly, and
+   * looking (and recording) cost a random-access kernel (particles) more than it saved. */
+  const int plain = len > 16 && x.local && !(x.now->flags & HRACE_ACC_ATOMIC);
+  const uint64_t gen = atomic_load_explicit(&shadow_gen, memory_order_acquire);
+  if (plain && seen_covers(sh, gen, &x, off, off + len)) return;
   apply(sh, off, len, &x);
+  if (plain && !x.skipped) seen_add(sh, gen, &x, off, off + len);
   for (unsigned k = 0; k < x.fd.n; k++)
     sink(ctx, id, x.fd.f[k].prev, x.fd.f[k].lo, x.fd.f[k].hi - x.fd.f[k].lo);
 }
@@ -474,11 +694,13 @@ void hrace__shadow_access(hrace_shadow_t *sh, uint64_t off, uint64_t len, hrace_
 void hrace__shadow_clear(hrace_shadow_t *sh, uint64_t off, uint64_t len) {
   acc_t x = { .mode = OP_CLEAR };
   apply(sh, off, len, &x);
+  gen_bump();   /* after: a range recorded before the end of this is never taken as recorded */
 }
 
 void hrace__shadow_mark_sync(hrace_shadow_t *sh, uint64_t off, uint64_t len) {
   acc_t x = { .mode = OP_SYNC };
   apply(sh, off, len, &x);
+  gen_bump();   /* after: a range recorded before the end of this is never taken as recorded */
 }
 
 /* Shadow memory in use, for the benchmarks and docs/access.md: granule words of the region

@@ -5,9 +5,12 @@
  * Cell = one 64-bit word per byte or run of bytes that share their state: the last write's
  * descriptor id, and the last read's id or a read set of up to HRACE_RSET_MAX concurrent
  * readers. Granularity follows the accesses (8 bytes, 4, or 1: shadow.c has the encoding and
- * its cost, 1 to 11 shadow bytes per byte). Updated with CAS, so the progress thread (remote
- * records) and any number of application threads check the same bytes without a lock; an
- * access that finds its own id already recorded writes nothing (the steady state of a loop).
+ * its cost, 1 to 11 shadow bytes per byte). Changed under a lock per 4 KiB chunk, so the
+ * progress thread (remote records) and any number of application threads check the same
+ * bytes; deciding that an access changes nothing takes no lock. An access that finds its own
+ * id, or a plain access of its own thread and segment that stands for it, already recorded
+ * writes nothing (the steady state of a loop; same-epoch elision in shadow.c). Hence a race
+ * names the first code address of a segment that touched the bytes.
  *
  * A read is checked against the last write; a write against the last write and the reads.
  * Reads ordered before a newer read are dropped from the set (FastTrack), so the pairs reported

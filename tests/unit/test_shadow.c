@@ -1,0 +1,318 @@
+/* Unit tests of the window shadow's fast paths (src/clocks/shadow.c): same-epoch elision (an
+ * access covered by a plain access of the same thread and segment stores nothing), the
+ * per-thread record of the ranges a segment already recorded, and the chunk locks under
+ * concurrent updaters. Each fast path must give the verdicts of the plain per-cell check: the
+ * races asked for here are those a skipped update would lose. */
+#include <pthread.h>
+
+#include "clocks/access.h"
+#include "clocks/shadow.h"
+#include "clocks/vc.h"
+#include "tap.h"
+
+static struct { int n; hrace_aid_t now[64], prev[64]; uint64_t off[64], len[64]; } got;
+static void sink(void *ctx, hrace_aid_t now, hrace_aid_t prev, uint64_t off, uint64_t len) {
+  if (got.n < 64) {
+    got.now[got.n] = now, got.prev[got.n] = prev, got.off[got.n] = off, got.len[got.n] = len;
+  }
+  got.n++;
+}
+static void reset(void) { got.n = 0; }
+static int has_prev(hrace_aid_t prev) {
+  for (int i = 0; i < got.n && i < 64; i++)
+    if (got.prev[i] == prev) return 1;
+  return 0;
+}
+
+/* A local access of thread (context) t at local time clk, as hrace__local_access makes them. */
+static hrace_aid_t lacc(uint32_t t, hrace_clk_t clk, uint16_t flags, uint32_t cls) {
+  hrace_access_t a = { .exporter = t, .flags = flags | HRACE_ACC_LOCALCLK, .atomic_class = cls };
+  atomic_init(&a.clk, clk);
+  return hrace__access_new(&a);
+}
+/* A remote operation (in flight: ordered with nothing). */
+static hrace_aid_t remote(uint16_t flags) {
+  hrace_access_t a = { .exporter = 7, .flags = flags | HRACE_ACC_REMOTE };
+  atomic_init(&a.clk, HRACE_CLK_INF);
+  return hrace__access_new(&a);
+}
+
+/* The view of thread t at local time clk that knows nobody else. */
+typedef struct { hrace_vc_t g, l; } view_t;
+static void view(view_t *v, uint32_t t, hrace_clk_t clk) {
+  hrace__vc_init(&v->g, 0);
+  hrace__vc_init(&v->l, 8);
+  v->l.c[t] = clk;
+  v->g.local = &v->l;
+}
+static void view_free(view_t *v) {
+  hrace__vc_free(&v->g);
+  hrace__vc_free(&v->l);
+}
+
+static void test_elision(void) {
+  hrace_shadow_t sh;
+  hrace__shadow_init(&sh, 1024);
+  view_t v0, v1;
+  view(&v0, 0, 5);
+  view(&v1, 1, 3);
+
+  /* Two code addresses of thread 0 read the same bytes in one segment, then a remote put
+   * writes them: the put races with the first read (the second stored nothing). */
+  hrace_aid_t ra = lacc(0, 5, HRACE_ACC_READ, 0), rb = lacc(0, 5, HRACE_ACC_READ, 0);
+  reset();
+  hrace__shadow_access(&sh, 0, 256, ra, &v0.g, sink, NULL);
+  hrace__shadow_access(&sh, 8, 248, rb, &v0.g, sink, NULL);
+  is_int(0, got.n, "two reads of one segment: no race");
+  hrace_aid_t put = remote(HRACE_ACC_WRITE);
+  hrace__shadow_access(&sh, 0, 256, put, &v1.g, sink, NULL);
+  ok(got.n == 1 && got.prev[0] == ra, "a put over them races with the segment's first read");
+
+  /* A read of a later segment is not covered by one of an earlier segment: a write ordered
+   * after the earlier segment but not the later one races with the later read. */
+  hrace_aid_t r5 = lacc(0, 10, HRACE_ACC_READ, 0), r6 = lacc(0, 11, HRACE_ACC_READ, 0);
+  view_t v0b, w1;
+  view(&v0b, 0, 11);
+  hrace__shadow_access(&sh, 256, 64, r5, &v0b.g, sink, NULL);
+  hrace__shadow_access(&sh, 256, 64, r6, &v0b.g, sink, NULL);
+  view(&w1, 1, 4);
+  w1.l.c[0] = 10;                                        /* knows thread 0 up to time 10 */
+  reset();
+  hrace__shadow_access(&sh, 256, 64, lacc(1, 4, HRACE_ACC_WRITE, 0), &w1.g, sink, NULL);
+  ok(got.n == 1 && got.prev[0] == r6, "a read of the next segment is recorded: the write races with it");
+
+  /* An atomic read does not cover a plain read of the same segment: an atomic write of the
+   * same class races with the plain read only. */
+  hrace_aid_t ar = lacc(0, 5, HRACE_ACC_READ | HRACE_ACC_ATOMIC, 9);
+  hrace_aid_t pr = lacc(0, 5, HRACE_ACC_READ, 0);
+  hrace__shadow_access(&sh, 512, 8, ar, &v0.g, sink, NULL);
+  hrace__shadow_access(&sh, 512, 8, pr, &v0.g, sink, NULL);
+  reset();
+  hrace__shadow_access(&sh, 512, 8, lacc(1, 3, HRACE_ACC_WRITE | HRACE_ACC_ATOMIC, 9), &v1.g,
+                       sink, NULL);
+  ok(got.n == 1 && got.prev[0] == pr, "an atomic read does not stand for a plain one");
+
+  /* A read does not cover a write: thread 0 reads, then writes the same bytes in one segment;
+   * a read by thread 1 races with the write. */
+  hrace_aid_t r0 = lacc(0, 5, HRACE_ACC_READ, 0), w0 = lacc(0, 5, HRACE_ACC_WRITE, 0);
+  hrace__shadow_access(&sh, 576, 128, r0, &v0.g, sink, NULL);
+  hrace__shadow_access(&sh, 576, 128, w0, &v0.g, sink, NULL);
+  reset();
+  hrace__shadow_access(&sh, 576, 128, lacc(1, 3, HRACE_ACC_READ, 0), &v1.g, sink, NULL);
+  ok(got.n == 1 && got.prev[0] == w0, "a write after a read of the same segment is recorded");
+
+  /* A write covers a later read and write of its segment: thread 1's write then races with
+   * the first write only. */
+  hrace_aid_t w0b = lacc(0, 5, HRACE_ACC_WRITE, 0);
+  hrace__shadow_access(&sh, 576, 128, w0b, &v0.g, sink, NULL);
+  hrace__shadow_access(&sh, 576, 128, lacc(0, 5, HRACE_ACC_READ, 0), &v0.g, sink, NULL);
+  reset();
+  hrace__shadow_access(&sh, 576, 128, lacc(1, 3, HRACE_ACC_WRITE, 0), &v1.g, sink, NULL);
+  ok(got.n >= 1 && has_prev(w0), "a later write races with the segment's first write");
+  ok(!has_prev(w0b), "... which stood for the later write and read of the segment");
+  view_free(&v0), view_free(&v1), view_free(&v0b), view_free(&w1);
+  hrace__shadow_free(&sh);
+}
+
+/* The per-thread ranges: a clear (memory detached or reused) or a sync marking forgets them. */
+static void test_seen(void) {
+  hrace_shadow_t sh;
+  hrace__shadow_init(&sh, 8192);
+  view_t v0, v1;
+  view(&v0, 0, 5);
+  view(&v1, 1, 3);
+  hrace_aid_t ra = lacc(0, 5, HRACE_ACC_READ, 0), rb = lacc(0, 5, HRACE_ACC_READ, 0);
+  reset();
+  hrace__shadow_access(&sh, 0, 4096, ra, &v0.g, sink, NULL);
+  hrace__shadow_clear(&sh, 0, 8192);
+  hrace__shadow_access(&sh, 0, 4096, rb, &v0.g, sink, NULL);
+  hrace__shadow_access(&sh, 0, 4096, lacc(1, 3, HRACE_ACC_WRITE, 0), &v1.g, sink, NULL);
+  ok(got.n == 1 && got.prev[0] == rb, "after a clear, the segment's next read is recorded again");
+
+  /* Ranges grow: two halves read, then the whole is covered; a write of another thread over
+   * all of it races with each half's read. */
+  hrace_aid_t h1 = lacc(0, 6, HRACE_ACC_READ, 0), h2 = lacc(0, 6, HRACE_ACC_READ, 0);
+  hrace_aid_t all = lacc(0, 6, HRACE_ACC_READ, 0);
+  view_t v0b;
+  view(&v0b, 0, 6);
+  hrace__shadow_access(&sh, 4096, 1024, h1, &v0b.g, sink, NULL);
+  hrace__shadow_access(&sh, 5120, 1024, h2, &v0b.g, sink, NULL);
+  hrace__shadow_access(&sh, 4096, 2048, all, &v0b.g, sink, NULL);
+  hrace__shadow_access(&sh, 6144, 2048, all, &v0b.g, sink, NULL);   /* partly new */
+  reset();
+  hrace__shadow_access(&sh, 4096, 4096, lacc(1, 3, HRACE_ACC_WRITE, 0), &v1.g, sink, NULL);
+  ok(got.n == 3 && has_prev(h1) && has_prev(h2) && has_prev(all),
+     "a write over grown ranges races with each part's first read");
+  int where = 0;
+  for (int i = 0; i < got.n; i++)
+    if (got.prev[i] == all) where = got.off[i] == 6144 && got.len[i] == 2048;
+  ok(where, "the covering read is recorded only where it was first");
+
+  /* A sync marking forgets the ranges too: the marked bytes are then never checked. */
+  hrace_aid_t rs = lacc(0, 7, HRACE_ACC_READ, 0);
+  view_t v0c;
+  view(&v0c, 0, 7);
+  hrace__shadow_access(&sh, 0, 64, rs, &v0c.g, sink, NULL);
+  hrace__shadow_mark_sync(&sh, 0, 64);
+  hrace__shadow_clear(&sh, 0, 64);
+  hrace__shadow_access(&sh, 0, 64, rs, &v0c.g, sink, NULL);
+  reset();
+  hrace__shadow_access(&sh, 0, 64, lacc(1, 3, HRACE_ACC_WRITE, 0), &v1.g, sink, NULL);
+  ok(got.n == 1 && got.prev[0] == rs, "after a mark and a clear, the read is recorded again");
+  view_free(&v0), view_free(&v1), view_free(&v0b), view_free(&v0c);
+  hrace__shadow_free(&sh);
+}
+
+/* Concurrent updaters of the same chunks: NT threads read the whole region over and over,
+ * each segment from three code addresses (one range each, offset by a granule), and a
+ * writer thread writes every other granule-sized hole of it with remote-like accesses of its
+ * own at the same time. No update may be lost: at the end a write that knows nobody races
+ * with every reader's last segment, and the reads raced with the writer. */
+#define NT 4
+#define SZ (4096 + 256)                   /* straddles a chunk boundary, ends in a partial chunk */
+#define SEGS 3000
+static hrace_shadow_t csh;
+static hrace_aid_t last_read[NT];
+static _Atomic int reader_races;
+static void count_sink(void *ctx, hrace_aid_t now, hrace_aid_t prev, uint64_t off, uint64_t len) {
+  atomic_fetch_add((_Atomic int *)ctx, 1);
+}
+static void *reader(void *arg) {
+  uint32_t k = (uint32_t)(intptr_t)arg;
+  view_t v;
+  view(&v, k, 1);
+  for (hrace_clk_t s = 1; s <= SEGS; s++) {
+    v.l.c[k] = s;
+    hrace_aid_t a = lacc(k, s, HRACE_ACC_READ, 0), b = lacc(k, s, HRACE_ACC_READ, 0);
+    hrace_aid_t c = lacc(k, s, HRACE_ACC_READ, 0);
+    hrace__shadow_access(&csh, 8, SZ - 8, a, &v.g, count_sink, &reader_races);
+    hrace__shadow_access(&csh, 0, SZ, b, &v.g, count_sink, &reader_races);
+    hrace__shadow_access(&csh, 0, SZ - 8, c, &v.g, count_sink, &reader_races);
+    last_read[k] = a;   /* the segment's first read of bytes [8, SZ), which stands for b and c */
+  }
+  view_free(&v);
+  return NULL;
+}
+static _Atomic int writer_races;
+static void *writer(void *arg) {
+  view_t v;
+  view(&v, NT, 1);
+  for (hrace_clk_t s = 1; s <= SEGS; s++) {
+    v.l.c[NT] = s;
+    hrace_aid_t w = lacc(NT, s, HRACE_ACC_WRITE, 0);
+    for (uint64_t off = 4096 - 16; off + 4 <= SZ; off += 4096)   /* 4 bytes: splits granules */
+      hrace__shadow_access(&csh, off, 4, w, &v.g, count_sink, &writer_races);
+  }
+  view_free(&v);
+  return NULL;
+}
+static void test_concurrent(void) {
+  hrace__shadow_init(&csh, SZ);
+  pthread_t th[NT + 1];
+  for (int k = 0; k < NT; k++) pthread_create(&th[k], NULL, reader, (void *)(intptr_t)k);
+  pthread_create(&th[NT], NULL, writer, NULL);
+  for (int k = 0; k <= NT; k++) pthread_join(th[k], NULL);
+  ok(atomic_load(&writer_races) + atomic_load(&reader_races) > 0,
+     "readers and the unordered writer met (%d + %d races)", atomic_load(&writer_races),
+     atomic_load(&reader_races));
+  /* Every granule outside the writer's holes holds exactly the NT readers' last segments. */
+  view_t v;
+  view(&v, NT + 1, 1);
+  int bad = 0;
+  for (uint64_t off = 8; off + 8 <= SZ && !bad; off += 8) {
+    if (off % 4096 == 4096 - 16) continue;          /* the writer's granule */
+    reset();
+    hrace__shadow_access(&csh, off, 8, lacc(NT + 1, 1, HRACE_ACC_WRITE, 0), &v.g, sink, NULL);
+    int all = got.n == NT;
+    for (int k = 0; k < NT; k++) all = all && has_prev(last_read[k]);
+    if (!all) {
+      diag("offset %llu: %d races", (unsigned long long)off, got.n);
+      bad = 1;
+    }
+  }
+  ok(!bad, "no reader's update was lost under concurrent updaters");
+  view_free(&v);
+  hrace__shadow_free(&csh);
+}
+
+
+/* Updates that meet no race take plain stores under the chunk's lock: a reader and a writer
+ * ordered with each other (views that know all of the other's times) update the same cells at
+ * once, round after round; afterwards every granule must still hold the write (a store from a
+ * state read before the write would have put the previous one back). */
+#define ROUNDS 300
+#define RSZ 8192
+static hrace_shadow_t osh;
+static pthread_barrier_t obar;
+static hrace_aid_t owrite[ROUNDS];
+static _Atomic int ordered_races;
+static void *ordered_reader(void *arg) {
+  view_t v;
+  view(&v, 0, 1);
+  v.l.c[1] = v.l.c[2] = (hrace_clk_t)1 << 30;        /* knows every write and probe */
+  hrace_clk_t s = 1;
+  for (int r = 0; r < ROUNDS; r++) {
+    pthread_barrier_wait(&obar);
+    for (int k = 0; k < 8; k++, s++) {
+      v.l.c[0] = s;
+      hrace__shadow_access(&osh, 0, RSZ, lacc(0, s, HRACE_ACC_READ, 0), &v.g, count_sink,
+                           &ordered_races);
+    }
+    pthread_barrier_wait(&obar);
+    pthread_barrier_wait(&obar);                      /* main checks */
+  }
+  view_free(&v);
+  return NULL;
+}
+static void *ordered_writer(void *arg) {
+  view_t v;
+  view(&v, 1, 1);
+  v.l.c[0] = v.l.c[2] = (hrace_clk_t)1 << 30;        /* knows every read and probe */
+  for (int r = 0; r < ROUNDS; r++) {
+    pthread_barrier_wait(&obar);
+    v.l.c[1] = (hrace_clk_t)r + 1;
+    owrite[r] = lacc(1, (hrace_clk_t)r + 1, HRACE_ACC_WRITE, 0);
+    hrace__shadow_access(&osh, 0, RSZ, owrite[r], &v.g, count_sink, &ordered_races);
+    pthread_barrier_wait(&obar);
+    pthread_barrier_wait(&obar);
+  }
+  view_free(&v);
+  return NULL;
+}
+static void test_ordered(void) {
+  hrace__shadow_init(&osh, RSZ);
+  pthread_barrier_init(&obar, NULL, 3);
+  pthread_t a, b;
+  pthread_create(&a, NULL, ordered_reader, NULL);
+  pthread_create(&b, NULL, ordered_writer, NULL);
+  view_t v;
+  view(&v, 2, 1);
+  int lost = 0;
+  for (int r = 0; r < ROUNDS; r++) {
+    pthread_barrier_wait(&obar);
+    pthread_barrier_wait(&obar);
+    for (uint64_t off = 0; off < RSZ; off += 8) {
+      reset();
+      /* A read that knows nobody: races with the write only if the write is still there. */
+      hrace__shadow_access(&osh, off, 8, lacc(2, (hrace_clk_t)r + 1, HRACE_ACC_READ, 0), &v.g,
+                           sink, NULL);
+      if (!has_prev(owrite[r])) lost++;
+    }
+    pthread_barrier_wait(&obar);
+  }
+  pthread_join(a, NULL);
+  pthread_join(b, NULL);
+  is_int(0, atomic_load(&ordered_races), "ordered reader and writer: no race");
+  is_int(0, lost, "no write was undone by a concurrent reader's store (%d rounds)", ROUNDS);
+  view_free(&v);
+  pthread_barrier_destroy(&obar);
+  hrace__shadow_free(&osh);
+}
+
+int main(void) {
+  test_elision();
+  test_seen();
+  test_concurrent();
+  test_ordered();
+  return tap_done();
+}
