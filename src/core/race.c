@@ -13,6 +13,7 @@
 #include "core/hooks.h"
 #include "core/proc.h"
 #include "core/stack.h"
+#include "core/thread.h"
 
 
 /* ---- interned remote sites (with the origin's frames, when it sent them) ---- */
@@ -246,14 +247,17 @@ void hrace__race_report(hrace_report_t *r, uintptr_t addr) {
   hrace__report_race(r);
 }
 
-void hrace__race_sink(void *ctx, hrace_aid_t now, hrace_aid_t prev, uint64_t off, uint64_t len) {
-  hrace_segment_label_t seg = { 0 };
-  if (hrace__segment_label_hook) hrace__segment_label_hook(ctx, &seg);
+/* A pair found in the shadow of memory labelled `seg`, bytes [off, off+len) from seg.base. */
+static void found(const hrace_segment_label_t *sg, hrace_aid_t now, hrace_aid_t prev, uint64_t off,
+                  uint64_t len) {
+  hrace_segment_label_t seg = *sg;
   const hrace_access_t *a = hrace__access_get(now), *b = hrace__access_get(prev);
   hrace_report_t r = {
     .kind = kind_of(a, b), .window = seg.window, .owner = hrace__proc.rank,
     .base = seg.base, .addr = seg.base + off,
   };
+  /* OpenMP without OMPT: the threads' synchronisation is unseen, a thread race unjudgeable. */
+  if (hrace__thread_sync_unseen && !strcmp(r.kind, "thread")) return;
   side_head(&r.a, a, off, len);
   side_head(&r.b, b, off, len);
   if (hrace__report_seen(&r)) return;
@@ -266,4 +270,17 @@ void hrace__race_sink(void *ctx, hrace_aid_t now, hrace_aid_t prev, uint64_t off
   r.hint = s->hint;
   hrace__report_race(&r);
   free(s);
+}
+
+void hrace__race_sink(void *ctx, hrace_aid_t now, hrace_aid_t prev, uint64_t off, uint64_t len) {
+  hrace_segment_label_t seg = { 0 };
+  if (hrace__segment_label_hook) hrace__segment_label_hook(ctx, &seg);
+  found(&seg, now, prev, off, len);
+}
+
+void hrace__race_memory(hrace_aid_t now, hrace_aid_t prev, uintptr_t addr, uint64_t len,
+                        const char *allocation, uintptr_t alloc_base, uint64_t alloc_size) {
+  hrace_segment_label_t seg = { .allocation = allocation, .base = allocation ? alloc_base : addr,
+                                .size = alloc_size };
+  found(&seg, now, prev, addr - seg.base, len);
 }

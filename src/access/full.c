@@ -1,0 +1,211 @@
+/* Full mode (see full.h): the chunked shadow of all memory, the check, and the clearing of
+ * memory whose owner changes. */
+#include "access/full.h"
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "access/alloc.h"
+#include "access/filter.h"
+#include "access/thread.h"
+#include "base/log.h"
+#include "base/options.h"
+#include "clocks/shadow.h"
+#include "core/hooks.h"
+#include "core/race.h"
+#include "core/thread.h"
+
+#define CHUNK ((uintptr_t)1 << HRACE_FULL_CHUNK_BITS)
+#define ADDR_BITS 47                      /* x86-64 user space */
+#define TOP (1ul << (ADDR_BITS - HRACE_FULL_CHUNK_BITS))
+
+typedef struct chunk {
+  hrace_shadow_t sh;
+  uintptr_t base;
+} chunk_t;
+
+_Atomic int hrace__full_active;
+static _Atomic(chunk_t *) *top;           /* TOP entries, mapped at the start */
+static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+static int mode_window = -1;              /* option mode: -1 not read yet */
+
+/* The calling thread's stack: its bounds, and the lowest address in it that full mode saw
+ * accessed since the last context switch (what a switch must forget). */
+static __thread struct { uintptr_t lo, hi, min; int known; } stk
+    __attribute__((tls_model("initial-exec")));
+
+_Atomic int hrace__full_armed;
+
+static int window_only(void) {
+  if (mode_window < 0) {
+    hrace__options_init();
+    const char *m = hrace__opt.mode;
+    mode_window = m && !strcmp(m, "window");
+  }
+  return mode_window;
+}
+
+const char *hrace__full_mode(void) { return window_only() ? "window" : "full"; }
+
+static chunk_t *chunk_get(uintptr_t a, int make) {
+  uintptr_t i = a >> HRACE_FULL_CHUNK_BITS;
+  if (!top || i >= TOP) return NULL;
+  chunk_t *c = atomic_load_explicit(&top[i], memory_order_acquire);
+  if (c || !make) return c;
+  pthread_mutex_lock(&mu);
+  c = atomic_load_explicit(&top[i], memory_order_acquire);
+  if (!c) {
+    void *m = mmap(NULL, sizeof *c, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (m != MAP_FAILED) {
+      c = m;
+      c->base = i << HRACE_FULL_CHUNK_BITS;
+      if (hrace__shadow_init(&c->sh, CHUNK) != 0) {
+        munmap(m, sizeof *c);
+        c = NULL;
+      } else {
+        atomic_store_explicit(&top[i], c, memory_order_release);
+      }
+    }
+  }
+  pthread_mutex_unlock(&mu);
+  return c;
+}
+
+/* The calling thread's stack bounds (pthread_getattr_np reads /proc/self/maps for the main
+ * thread, with malloc: the caller holds `busy`). */
+static void stack_learn(void) {
+  if (stk.known) return;
+  stk.known = 1;
+  pthread_attr_t attr;
+  if (pthread_getattr_np(pthread_self(), &attr) != 0) return;
+  void *addr;
+  size_t size;
+  if (pthread_attr_getstack(&attr, &addr, &size) == 0) {
+    stk.lo = (uintptr_t)addr;
+    stk.hi = (uintptr_t)addr + size;
+    stk.min = stk.hi;
+  }
+  pthread_attr_destroy(&attr);
+}
+
+void hrace__full_start(void) {
+  if (atomic_load_explicit(&hrace__full_active, memory_order_acquire) || window_only()) return;
+  if (hrace__thread_sync_unseen_check()) return;   /* OpenMP without OMPT: nothing to judge by */
+  pthread_mutex_lock(&mu);
+  if (!top) {
+    void *m = mmap(NULL, TOP * sizeof *top, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (m != MAP_FAILED) top = m;
+  }
+  pthread_mutex_unlock(&mu);
+  if (!top) {
+    hrace__warn("full mode: cannot map the shadow's table; only window memory is checked");
+    return;
+  }
+  hrace__filter_history_on();     /* the gate lets every access through from now on */
+  atomic_store_explicit(&hrace__full_active, 1, memory_order_release);
+}
+
+/* Clear [a, a+n) of one chunk. Long ranges drop whole pages of granule words instead of
+ * visiting each (zero pages read as "nothing recorded"); a granule's finer block, if it had
+ * one, is simply no longer referenced. */
+static void clear_in(chunk_t *c, uintptr_t a, size_t n) {
+  uint64_t off = a - c->base;
+  if (n >= (64u << 10)) {
+    _Atomic uint64_t *g = (_Atomic uint64_t *)hrace__shadow_granules(&c->sh);
+    uintptr_t wlo = (uintptr_t)&g[(off + 7) / 8], whi = (uintptr_t)&g[(off + n) / 8];
+    uintptr_t plo = (wlo + 4095) & ~(uintptr_t)4095, phi = whi & ~(uintptr_t)4095;
+    if (phi > plo && madvise((void *)plo, phi - plo, MADV_DONTNEED) == 0) {
+      uint64_t glo = (plo - (uintptr_t)g) / 8 * 8, ghi = (phi - (uintptr_t)g) / 8 * 8;
+      hrace__shadow_clear(&c->sh, off, glo - off);
+      hrace__shadow_clear(&c->sh, ghi, off + n - ghi);
+      return;
+    }
+  }
+  hrace__shadow_clear(&c->sh, off, n);
+}
+
+void hrace__full_clear(uintptr_t a, size_t n) {
+  if (!top || !n) return;
+  uintptr_t end = a + n;
+  while (a < end) {
+    uintptr_t cend = (a | (CHUNK - 1)) + 1, e = end < cend ? end : cend;
+    chunk_t *c = chunk_get(a, 0);
+    if (c) clear_in(c, a, e - a);
+    a = e;
+  }
+}
+
+void hrace__full_switch(void) {
+  if (!atomic_load_explicit(&hrace__full_active, memory_order_relaxed) || !stk.known) return;
+  uintptr_t sp = (uintptr_t)__builtin_frame_address(0);
+  if (stk.min < sp && sp <= stk.hi) hrace__full_clear(stk.min, sp - stk.min);
+  stk.min = sp;
+}
+
+/* Does [a, a+n) meet window memory (checked by the window's own shadow)? */
+static int in_window(uintptr_t a, size_t n) {
+  if (!hrace__filter_tracked(a, n)) return 0;
+  hrace_range_t r[8];
+  unsigned k = hrace__filter_find(a, n, r, 8);
+  for (unsigned i = 0; i < k && i < 8; i++)
+    if (r[i].kind == HRACE_TRACK_WINDOW) return 1;
+  return 0;
+}
+
+static void sink(void *ctx, hrace_aid_t now, hrace_aid_t prev, uint64_t off, uint64_t len) {
+  chunk_t *c = ctx;
+  uintptr_t addr = c->base + off;
+  hrace_alloc_info_t blk;
+  if (hrace__alloc_find(addr, &blk))
+    hrace__race_memory(now, prev, addr, len, blk.label, blk.base, blk.size);
+  else
+    hrace__race_memory(now, prev, addr, len, NULL, 0, 0);
+}
+
+void hrace__full_access(uintptr_t a, size_t n, uint16_t flags, uint16_t op, uintptr_t pc) {
+  hrace_athread_t *at = &hrace__at;
+  if (!at->app || at->busy || !n) return;
+  hrace_thread_t *rt = at->rt;
+  if (!rt || rt->tid < 0 || rt->in_reduction || (rt->in_barrier && rt->cur == &rt->base)) return;
+  if (in_window(a, n)) return;
+  at->busy = true;
+  if (!stk.known) stack_learn();
+  if (a >= stk.lo && a < stk.hi && a < stk.min) stk.min = a;
+  uint32_t cls = (flags & HRACE_ACC_ATOMIC) ? 0xA7000000u | (uint32_t)n : 0;
+  uintptr_t end = a + n;
+  while (a < end) {
+    uintptr_t cend = (a | (CHUNK - 1)) + 1, e = end < cend ? end : cend;
+    chunk_t *c = chunk_get(a, 1);
+    if (!c) break;
+    hrace_aid_t id = hrace__athread_aid(at, pc, flags, op, cls);
+    uint64_t off = a - c->base;
+    if (!(e - a == 8 && !(off & 7) && hrace__shadow_steady8(hrace__shadow_granules(&c->sh), off, id)))
+      hrace__shadow_access(&c->sh, off, e - a, id, hrace__thread_view(), sink, c);
+    a = e;
+  }
+  at->busy = false;
+}
+
+/* A thread that starts running instrumented code may sit on the stack of one that ended (the
+ * C library caches stacks): what the old thread left there says nothing about the new one. */
+void hrace__full_thread_begins(void) {
+  if (!atomic_load_explicit(&hrace__full_armed, memory_order_relaxed) && !window_only())
+    atomic_store(&hrace__full_armed, 1);
+  if (!atomic_load_explicit(&hrace__full_active, memory_order_acquire)) return;
+  hrace_athread_t *at = &hrace__at;
+  bool busy = at->busy;
+  at->busy = true;
+  stack_learn();
+  if (stk.lo) hrace__full_clear(stk.lo, stk.hi - stk.lo);
+  stk.min = (uintptr_t)__builtin_frame_address(0);
+  at->busy = busy;
+}
+
+__attribute__((constructor)) static void full_hooks(void) {
+  hrace__threads_coming_hook = hrace__full_start;
+  hrace__ctx_switch_hook = hrace__full_switch;
+  hrace__mem_fresh_hook = hrace__full_clear;
+}
