@@ -138,11 +138,19 @@ void hrace__full_clear(uintptr_t a, size_t n) {
   }
 }
 
+/* Below the innermost instrumented frame still live (its entry's stack pointer, recorded by
+ * __tsan_func_entry) the stack is dead to the application: libomp's frames, then the frames of
+ * whatever task ran or will run here. With no instrumented frame live, all of it is. Clearing
+ * too much only forgets accesses; too little would leave a finished task's locals to race with
+ * the next task's. */
 void hrace__full_switch(void) {
-  if (!atomic_load_explicit(&hrace__full_active, memory_order_relaxed) || !stk.known) return;
-  uintptr_t sp = (uintptr_t)__builtin_frame_address(0);
-  if (stk.min < sp && sp <= stk.hi) hrace__full_clear(stk.min, sp - stk.min);
-  stk.min = sp;
+  if (!atomic_load_explicit(&hrace__full_active, memory_order_relaxed) || !stk.known || !stk.lo)
+    return;
+  const hrace_athread_t *at = &hrace__at;
+  uintptr_t lim = at->depth ? at->sps[(at->depth - 1) % HRACE_SSTACK] : stk.hi;
+  if (lim < stk.lo || lim > stk.hi) return;
+  if (stk.min < lim) hrace__full_clear(stk.min, lim - stk.min);
+  stk.min = lim;
 }
 
 /* Does [a, a+n) meet window memory (checked by the window's own shadow)? */

@@ -38,6 +38,9 @@ typedef struct hrace_athread {
   struct { uintptr_t pc; uint64_t seg; uint16_t flags; hrace_aid_t aid; } aids[16];
   hrace_thread_t *rt;             /* the runtime's state of this thread (its clock context) */
   uintptr_t frames[HRACE_SSTACK]; /* frames[d % HRACE_SSTACK]: the call at depth d */
+  uintptr_t sps[HRACE_SSTACK];    /* the stack pointer when that call's function entered, below
+                                     its locals: what lies under the innermost live one is dead
+                                     (full mode's task switch, access/full.c) */
 } hrace_athread_t;
 
 extern __thread hrace_athread_t hrace__at __attribute__((tls_model("initial-exec")));

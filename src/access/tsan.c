@@ -172,6 +172,13 @@ HOOK void __tsan_func_entry(void *pc) {
   if (HRACE_UNLIKELY(!t->app)) hrace__athread_register();
   unsigned d = t->depth;
   t->frames[d % HRACE_SSTACK] = (uintptr_t)pc;
+#if defined(__x86_64__)
+  uintptr_t sp;
+  __asm__("mov %%rsp, %0" : "=r"(sp));   /* no frame set-up for this leaf */
+  t->sps[d % HRACE_SSTACK] = sp;
+#else
+  t->sps[d % HRACE_SSTACK] = (uintptr_t)__builtin_frame_address(0);
+#endif
   t->depth = d + 1;
 }
 HOOK void __tsan_func_exit(void) {
