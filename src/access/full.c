@@ -16,6 +16,7 @@
 #include "core/hooks.h"
 #include "core/race.h"
 #include "core/thread.h"
+#include "report/report.h"
 
 #define CHUNK ((uintptr_t)1 << HRACE_FULL_CHUNK_BITS)
 #define ADDR_BITS 47                      /* x86-64 user space */
@@ -213,6 +214,7 @@ void hrace__full_thread_begins(void) {
 }
 
 __attribute__((constructor)) static void full_hooks(void) {
+  hrace__report_set_mode(hrace__full_mode);
   hrace__threads_coming_hook = hrace__full_start;
   hrace__ctx_switch_hook = hrace__full_switch;
   hrace__mem_fresh_hook = hrace__full_clear;

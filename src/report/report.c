@@ -148,6 +148,7 @@ static hrace_rank_info_t me = { .rank = -1 };
 static char me_host[256];
 static bool header_written;  /* the "rank" record is in the file this process has open */
 static unsigned (*instrumented)(void);
+static const char *(*mode_of)(void);
 
 static void at_exit(void);
 static void halt(void);
@@ -523,6 +524,7 @@ static void install_signal_handlers(void) {
 void hrace__report_process(void) { pthread_once(&atexit_once, register_atexit); }
 
 void hrace__report_set_instrumented(unsigned (*count)(void)) { instrumented = count; }
+void hrace__report_set_mode(const char *(*mode)(void)) { mode_of = mode; }
 
 void hrace__report_init(const hrace_rank_info_t *info) {
   pthread_once(&atexit_once, register_atexit);
@@ -672,8 +674,9 @@ void hrace__report_finish(void) {
     json_open();
     write_counts_unlocked();
     sb_printf(&b, "{\"type\":\"summary\",\"rank\":%d,\"races\":%u,\"diagnostics\":%u,"
-                  "\"unreported\":%u,\"suppressed\":%u,\"instrumented\":%u}", rep_rank,
-              n_races, n_diagnostics, unreported, n_suppressed, modules);
+                  "\"unreported\":%u,\"suppressed\":%u,\"instrumented\":%u,\"mode\":\"%s\"}",
+              rep_rank, n_races, n_diagnostics, unreported, n_suppressed, modules,
+              mode_of ? mode_of() : "window");
     json_line(&b);
     free(b.p);
   }
