@@ -376,7 +376,10 @@ static void text_where(sbuf_t *b, const hrace_srcloc_t *loc) {
 /* "load     by rank 1 thread 0 at f (x.c:12)", then one line per further frame ("inlined in",
  * "called from") and the synchronisation region when known. */
 static void text_side(sbuf_t *b, const hrace_report_side_t *s) {
-  sb_printf(b, "==hrace==   %-8s by rank %d thread %d at ", nz(s->op), s->rank, s->thread);
+  if (s->rank >= 0)
+    sb_printf(b, "==hrace==   %-8s by rank %d thread %d at ", nz(s->op), s->rank, s->thread);
+  else   /* a process that never called MPI_Init */
+    sb_printf(b, "==hrace==   %-8s by thread %d at ", nz(s->op), s->thread);
   text_where(b, &s->loc);
   sb_putc(b, '\n');
   for (unsigned i = 1; i < s->nframes; i++) {
@@ -406,8 +409,10 @@ static void text_race(const hrace_report_t *r) {
             c ? "\033[0m" : "");
   if (r->window)
     sb_printf(&b, "window \"%s\" of rank %d", r->window, r->owner);
-  else
+  else if (r->owner >= 0)
     sb_printf(&b, "memory of rank %d at 0x%" PRIxPTR, r->owner, r->base);
+  else
+    sb_printf(&b, "memory at 0x%" PRIxPTR, r->base);
   sb_printf(&b, ", bytes [%" PRIu64 ",%" PRIu64 ")\n", lo, hi);
   if (r->variable.name)
     sb_printf(&b, "==hrace==   memory: variable '%s' (%" PRIu64 " bytes), bytes [%" PRIu64 ",%" PRIu64
