@@ -248,7 +248,9 @@ void hrace__full_access(uintptr_t a, size_t n, uint16_t flags, uint16_t op, uint
   hrace_athread_t *at = &hrace__at;
   if (!at->app || at->busy || !n) return;
   hrace_thread_t *rt = at->rt;
-  if (!rt || rt->tid < 0 || rt->in_reduction || (rt->in_barrier && rt->cur == &rt->base)) return;
+  if (!rt || rt->tid < 0 || rt->in_reduction || rt->in_runtime_copy ||
+      (rt->in_barrier && rt->cur == &rt->base))
+    return;
   int plain = !(flags & HRACE_ACC_ATOMIC), writes = (flags & HRACE_ACC_WRITE) != 0;
   uint64_t seg = hrace__athread_segment(at);
   uintptr_t end = a + n;

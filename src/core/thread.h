@@ -45,6 +45,7 @@ typedef struct hrace_thread {
    * runs instrumented code there (the tree reduction's combiner) under synchronisation of its
    * own that OMPT does not show; full mode does not check those accesses (access/full.h). */
   bool in_barrier, in_reduction;
+  bool in_runtime_copy;      /* filling a gcc task's argument block (omp/taskalloc.c) */
   hrace_ctx_t base;          /* the thread's own context (idx == tid) */
   hrace_ctx_t *cur;          /* the context running now: &base or an explicit task's */
   /* Descriptor cache for the current segment, keyed by context, code address and kind. */
