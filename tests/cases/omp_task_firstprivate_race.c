@@ -1,8 +1,8 @@
 /* hrace-test
  * ranks: 1
  * expect: race
- * pair: 24 25
- * pair: 25 25
+ * pair: 25 26
+ * pair: 26 26
  * openmp: yes
  * env: OMP_NUM_THREADS=2
  */
