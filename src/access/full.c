@@ -92,8 +92,9 @@ static void stack_learn(void) {
 }
 
 void hrace__full_start(void) {
-  if (atomic_load_explicit(&hrace__full_active, memory_order_acquire) || window_only()) return;
+  if (atomic_load_explicit(&hrace__full_active, memory_order_acquire)) return;
   if (hrace__thread_sync_unseen_check()) return;   /* OpenMP without OMPT: nothing to judge by */
+  if (window_only()) return;
   pthread_mutex_lock(&mu);
   if (!top) {
     void *m = mmap(NULL, TOP * sizeof *top, PROT_READ | PROT_WRITE,
@@ -284,8 +285,6 @@ void hrace__full_access(uintptr_t a, size_t n, uint16_t flags, uint16_t op, uint
 /* A thread that starts running instrumented code may sit on the stack of one that ended (the
  * C library caches stacks): what the old thread left there says nothing about the new one. */
 void hrace__full_thread_begins(void) {
-  if (!atomic_load_explicit(&hrace__full_armed, memory_order_relaxed) && !window_only())
-    atomic_store(&hrace__full_armed, 1);
   if (!atomic_load_explicit(&hrace__full_active, memory_order_acquire)) return;
   hrace_athread_t *at = &hrace__at;
   bool busy = at->busy;
@@ -296,8 +295,12 @@ void hrace__full_thread_begins(void) {
   at->busy = busy;
 }
 
+/* The option is read here, not on a thread's first instrumented code: that can run while the
+ * dynamic linker resolves an IFUNC (a target_clones resolver is instrumented code), before the
+ * C library has set up the environment, and would fix every option at its default. */
 __attribute__((constructor)) static void full_hooks(void) {
   hrace__report_set_mode(hrace__full_mode);
+  if (!window_only()) atomic_store(&hrace__full_armed, 1);
   hrace__threads_coming_hook = hrace__full_start;
   hrace__ctx_switch_hook = hrace__full_switch;
   hrace__mem_fresh_hook = hrace__full_clear;
