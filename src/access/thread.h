@@ -76,6 +76,9 @@ static inline hrace_aid_t hrace__athread_aid(hrace_athread_t *t, uintptr_t pc, u
     return t->aids[k].aid;
   t->access_pc = pc;
   hrace_aid_t id = hrace__local_access(pc, flags, op, cls);
+  /* Inside a parallel region, reports name the thread as OpenMP numbers it (constant within a
+   * segment: the implicit task's begin and end are synchronisation events). */
+  if (t->rt->omp_num1 && id) hrace__access_get(id)->thread = t->rt->omp_num1 - 1;
   t->aids[k].pc = pc;
   t->aids[k].seg = seg;
   t->aids[k].flags = flags;

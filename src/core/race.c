@@ -157,7 +157,7 @@ static const char *base_name(const char *path) {
 /* "rank 0's MPI_Put (x.c:25)", or "thread 1's store (x.c:40)" when both sides are in one rank. */
 static void who(char *buf, size_t n, const hrace_report_side_t *s, bool same_rank) {
   const char *file = base_name(s->loc.file);
-  if (same_rank)
+  if (same_rank || s->rank < 0)   /* (a process without MPI_Init has no rank to name) */
     snprintf(buf, n, "thread %d's %s (%s:%d)", s->thread, s->op, file, s->loc.line);
   else
     snprintf(buf, n, "rank %d's %s (%s:%d)", s->rank, s->op, file, s->loc.line);

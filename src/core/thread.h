@@ -46,6 +46,9 @@ typedef struct hrace_thread {
    * own that OMPT does not show; full mode does not check those accesses (access/full.h). */
   bool in_barrier, in_reduction;
   bool in_runtime_copy;      /* filling a gcc task's argument block (omp/taskalloc.c) */
+  int omp_num1;              /* 1 + the thread's number in its OpenMP team while it runs an
+                                implicit task of a parallel region (omp_get_thread_num()),
+                                0 outside: reports name threads by it (access/thread.h) */
   hrace_ctx_t base;          /* the thread's own context (idx == tid) */
   hrace_ctx_t *cur;          /* the context running now: &base or an explicit task's */
   /* Descriptor cache for the current segment, keyed by context, code address and kind. */

@@ -191,11 +191,13 @@ static void on_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t *parall
     task_t *t = task_new(NULL, r, 1);
     t->started = 1;
     task_data->ptr = t;
+    if (r) hrace__thread()->omp_num1 = (int)index + 1;   /* as omp_get_thread_num() says */
     if (r) hrace__acquire(&r->fork, "the fork of a parallel region");
   } else {
     task_t *t = task_data->ptr;
     if (!t) return;
     if (t->region) hrace__release(&t->region->join, "the end of a parallel region");
+    if (t->region) hrace__thread()->omp_num1 = 0;
     task_data->ptr = NULL;
     task_unref(t);
   }
