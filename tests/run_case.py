@@ -121,8 +121,8 @@ def parse_header(path):
 def set_key(case, key, value, number, nlines):
     bad = f"line {number}: bad {key} {value!r}: "
     if key == "ranks":
-        if not re.fullmatch(r"[1-9][0-9]*", value) or int(value) > 256:
-            raise HeaderError(bad + "want a number of ranks 1..256")
+        if not re.fullmatch(r"[0-9]+", value) or int(value) > 256:
+            raise HeaderError(bad + "want a number of ranks 1..256, or 0 (run without mpirun)")
         case.ranks = int(value)
     elif key == "expect":
         if value not in ("race", "no-race"):
@@ -587,7 +587,8 @@ def main():
         if case.golden:
             extra += ["--sarif", sarif_path, "--source-root", REPO]
         cmd = [os.path.join(build, "bin", "hrace"), "run", "--json", json_path] + extra + \
-            ["--", mpirun, "-np", str(case.ranks), "./" + case.name]
+            (["--", mpirun, "-np", str(case.ranks), "./" + case.name] if case.ranks else
+             ["--", "./" + case.name])
         t0 = time.time()
         status, timed_out, leftovers = run_in_session(cmd, work, env, opts.timeout,
                                                       out_path, err_path)

@@ -7,6 +7,8 @@
 #include <stdint.h>
 
 #include "access/filter.h"
+#include "access/full.h"
+#include "core/mpicode.h"
 #include "access/history.h"
 #include "access/thread.h"
 
@@ -45,6 +47,11 @@ __attribute__((always_inline)) static inline void hrace__access_check_range(uint
                                              uintptr_t pc) {
   if (HRACE_UNLIKELY(!n)) return;
   if (HRACE_UNLIKELY(hrace__access_maybe_tracked(a, n))) hrace__access_slow(a, n, 0, flags, op, pc);
+  /* Full mode: only the application's code (libomp's and libc's copies of their own memory
+   * reach the memcpy interposer too). */
+  if (HRACE_UNLIKELY(atomic_load_explicit(&hrace__full_active, memory_order_relaxed)) &&
+      hrace__pc_instrumented(pc))
+    hrace__full_access(a, n, flags, op, pc);
   if (HRACE_UNLIKELY(hrace__filter_history())) hrace__history_note(a, n, flags, op, pc);
 }
 #endif

@@ -4,6 +4,7 @@
 #include <stdatomic.h>
 
 #include "access/filter.h"
+#include "access/full.h"
 
 __thread hrace_athread_t hrace__at __attribute__((tls_model("initial-exec"), aligned(64)));
 
@@ -15,5 +16,9 @@ void hrace__athread_register(void) {
   if (t->app) return;
   t->app = true;
   t->rt = hrace__thread();
-  if (atomic_fetch_add_explicit(&napp, 1, memory_order_relaxed) == 1) hrace__filter_history_on();
+  if (atomic_fetch_add_explicit(&napp, 1, memory_order_relaxed) == 1) {
+    hrace__filter_history_on();
+    hrace__full_start();   /* threads not announced by OMPT or pthread_create */
+  }
+  hrace__full_thread_begins();
 }

@@ -38,6 +38,9 @@ typedef struct hrace_athread {
   struct { uintptr_t pc; uint64_t seg; uint16_t flags; hrace_aid_t aid; } aids[16];
   hrace_thread_t *rt;             /* the runtime's state of this thread (its clock context) */
   uintptr_t frames[HRACE_SSTACK]; /* frames[d % HRACE_SSTACK]: the call at depth d */
+  uintptr_t sps[HRACE_SSTACK];    /* the stack pointer when that call's function entered, below
+                                     its locals: what lies under the innermost live one is dead
+                                     (full mode's task switch, access/full.c) */
 } hrace_athread_t;
 
 extern __thread hrace_athread_t hrace__at __attribute__((tls_model("initial-exec")));
@@ -73,6 +76,9 @@ static inline hrace_aid_t hrace__athread_aid(hrace_athread_t *t, uintptr_t pc, u
     return t->aids[k].aid;
   t->access_pc = pc;
   hrace_aid_t id = hrace__local_access(pc, flags, op, cls);
+  /* Inside a parallel region, reports name the thread as OpenMP numbers it (constant within a
+   * segment: the implicit task's begin and end are synchronisation events). */
+  if (t->rt->omp_num1 && id) hrace__access_get(id)->thread = t->rt->omp_num1 - 1;
   t->aids[k].pc = pc;
   t->aids[k].seg = seg;
   t->aids[k].flags = flags;

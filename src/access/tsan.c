@@ -15,6 +15,7 @@
 #include <stdlib.h>
 
 #include "access/check.h"
+#include "access/full.h"
 #include "core/mpicode.h"
 #include "access/thread.h"
 #include "clocks/shadow.h"
@@ -130,6 +131,7 @@ __attribute__((noinline)) static void tracked(uintptr_t a, unsigned n, uint16_t 
       tracked_other(a, n, flags, op, pc, in_window);
     }
   }
+  hrace__full_check(a, n, flags, op, pc);     /* full mode, unless window memory (full.h) */
   hrace__history_access(a, n, flags, op, pc);
 }
 
@@ -138,6 +140,7 @@ __attribute__((noinline)) static void tracked(uintptr_t a, unsigned n, uint16_t 
  * MPI_Finalize.) */
 void hrace__access_more(uintptr_t a, unsigned n, uint16_t flags, uint16_t op, uintptr_t pc) {
   if (HRACE_LIKELY(!hrace__filter_tracked(a, n))) {
+    hrace__full_check(a, n, flags, op, pc);   /* full mode: all memory (full.h) */
     hrace__history_access(a, n, flags, op, pc);
     return;
   }
@@ -169,6 +172,13 @@ HOOK void __tsan_func_entry(void *pc) {
   if (HRACE_UNLIKELY(!t->app)) hrace__athread_register();
   unsigned d = t->depth;
   t->frames[d % HRACE_SSTACK] = (uintptr_t)pc;
+#if defined(__x86_64__)
+  uintptr_t sp;
+  __asm__("mov %%rsp, %0" : "=r"(sp));   /* no frame set-up for this leaf */
+  t->sps[d % HRACE_SSTACK] = sp;
+#else
+  t->sps[d % HRACE_SSTACK] = (uintptr_t)__builtin_frame_address(0);
+#endif
   t->depth = d + 1;
 }
 HOOK void __tsan_func_exit(void) {

@@ -37,6 +37,27 @@
 #include "core/mpicode.h"
 #include "core/thread.h"
 #include "core/hb.h"
+#include "base/log.h"
+
+void (*hrace__threads_coming_hook)(void);
+void (*hrace__ctx_switch_hook)(void);
+void (*hrace__mem_fresh_hook)(uintptr_t a, size_t n);
+_Atomic int hrace__ompt_active;
+_Atomic int hrace__thread_sync_unseen;
+
+int hrace__thread_sync_unseen_check(void) {
+  if (atomic_load(&hrace__ompt_active)) return 0;
+  if (atomic_load(&hrace__thread_sync_unseen)) return 1;
+  int (*max_threads)(void) = (int (*)(void))dlsym(RTLD_DEFAULT, "omp_get_max_threads");
+  if (!max_threads) return 0;                   /* no OpenMP runtime loaded */
+  max_threads();            /* initialises the runtime if nothing did yet, and its OMPT tool */
+  if (atomic_load(&hrace__ompt_active)) return 0;
+  if (atomic_exchange(&hrace__thread_sync_unseen, 1)) return 1;
+  hrace__warn("OpenMP runs without OMPT (OMP_TOOL=disabled, or a runtime without it): the "
+              "threads' synchronisation is unseen, so races between threads of a process are "
+              "not reported (races between processes still are)");
+  return 1;
+}
 
 /* The unit tests link a static copy of the runtime into each test program: there the
  * interposers get other names, or every test would pull the runtime in through its locks. */
@@ -133,6 +154,9 @@ HRACE_EXPORT int INTERPOSE(pthread_create)(pthread_t *t, const pthread_attr_t *a
   rec_t *r;
   if (hrace__pc_in_self((uintptr_t)__builtin_return_address(0)) || !(r = calloc(1, sizeof *r)))
     return real_create(t, attr, fn, arg);
+  /* The application makes a second thread: full mode starts before it can run. */
+  if (hrace__threads_coming_hook && hrace__pc_instrumented((uintptr_t)__builtin_return_address(0)))
+    hrace__threads_coming_hook();
   r->fn = fn, r->arg = arg;
   hrace_list_init(&r->link);
   int ds = PTHREAD_CREATE_JOINABLE;

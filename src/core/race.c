@@ -14,6 +14,7 @@
 #include "core/hooks.h"
 #include "core/proc.h"
 #include "core/stack.h"
+#include "core/thread.h"
 
 
 /* ---- interned remote sites (with the origin's frames, when it sent them) ---- */
@@ -248,7 +249,7 @@ static const char *base_name(const char *path) {
 /* "rank 0's MPI_Put (x.c:25)", or "thread 1's store (x.c:40)" when both sides are in one rank. */
 static void who(char *buf, size_t n, const hrace_report_side_t *s, bool same_rank) {
   const char *file = base_name(s->loc.file);
-  if (same_rank)
+  if (same_rank || s->rank < 0)   /* (a process without MPI_Init has no rank to name) */
     snprintf(buf, n, "thread %d's %s (%s:%d)", s->thread, s->op, file, s->loc.line);
   else
     snprintf(buf, n, "rank %d's %s (%s:%d)", s->rank, s->op, file, s->loc.line);
@@ -339,15 +340,18 @@ void hrace__race_report(hrace_report_t *r, uintptr_t addr) {
   hrace__report_race(r);
 }
 
-void hrace__race_sink(void *ctx, hrace_aid_t now, hrace_aid_t prev, uint64_t off, uint64_t len) {
-  hrace_segment_label_t seg = { 0 };
-  if (hrace__segment_label_hook) hrace__segment_label_hook(ctx, &seg);
+/* A pair found in the shadow of memory labelled `seg`, bytes [off, off+len) from seg.base. */
+static void found(const hrace_segment_label_t *sg, hrace_aid_t now, hrace_aid_t prev, uint64_t off,
+                  uint64_t len) {
+  hrace_segment_label_t seg = *sg;
   const hrace_access_t *a = hrace__access_get(now), *b = hrace__access_get(prev);
   hrace_report_t r = {
     .kind = kind_of(a, b), .window = seg.window, .owner = hrace__proc.rank,
     .base = seg.base, .addr = seg.base + off, .window_call = seg.window_call,
     .window_pc = seg.window_pc,
   };
+  /* OpenMP without OMPT: the threads' synchronisation is unseen, a thread race unjudgeable. */
+  if (hrace__thread_sync_unseen && !strcmp(r.kind, "thread")) return;
   side_head(&r.a, a, off, len);
   side_head(&r.b, b, off, len);
   if (hrace__report_seen(&r)) return;
@@ -360,4 +364,17 @@ void hrace__race_sink(void *ctx, hrace_aid_t now, hrace_aid_t prev, uint64_t off
   r.hint = s->hint;
   hrace__report_race(&r);
   free(s);
+}
+
+void hrace__race_sink(void *ctx, hrace_aid_t now, hrace_aid_t prev, uint64_t off, uint64_t len) {
+  hrace_segment_label_t seg = { 0 };
+  if (hrace__segment_label_hook) hrace__segment_label_hook(ctx, &seg);
+  found(&seg, now, prev, off, len);
+}
+
+void hrace__race_memory(hrace_aid_t now, hrace_aid_t prev, uintptr_t addr, uint64_t len,
+                        const char *allocation, uintptr_t alloc_base, uint64_t alloc_size) {
+  hrace_segment_label_t seg = { .allocation = allocation, .base = allocation ? alloc_base : addr,
+                                .size = alloc_size };
+  found(&seg, now, prev, addr - seg.base, len);
 }

@@ -12,6 +12,11 @@
 /* hrace_race_sink_t for window shadows: ctx is the segment's hrace_shadow_t, which
  * hrace__segment_label_hook (core/hooks.h) names. */
 void hrace__race_sink(void *ctx, hrace_aid_t now, hrace_aid_t prev, uint64_t off, uint64_t len);
+/* The same for memory outside windows (full mode, access/full.h): a pair over [addr, addr+len),
+ * in the heap block [alloc_base, alloc_base+alloc_size) that `allocation` names (NULL: none
+ * known; a global variable is found from the symbols). */
+void hrace__race_memory(hrace_aid_t now, hrace_aid_t prev, uintptr_t addr, uint64_t len,
+                        const char *allocation, uintptr_t alloc_base, uint64_t alloc_size);
 
 /* A source location that arrived from another rank, interned for the life of the process.
  * Every remote descriptor's `loc` comes from here (race.c relies on it to find the frames). */

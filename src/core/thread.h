@@ -9,7 +9,9 @@
  * snapshots. */
 #ifndef HRACE_CORE_THREAD_H
 #define HRACE_CORE_THREAD_H
+#include <stdatomic.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include "base/compiler.h"
 #include "clocks/access.h"
@@ -39,6 +41,14 @@ typedef struct hrace_thread {
    * context switch; valid while hrace__exporters_gen equals run_gen. */
   hrace_ctx_t *run_ctx;
   unsigned run_gen;
+  /* Inside an OpenMP barrier (between its begin and end events) / a reduction scope: libomp
+   * runs instrumented code there (the tree reduction's combiner) under synchronisation of its
+   * own that OMPT does not show; full mode does not check those accesses (access/full.h). */
+  bool in_barrier, in_reduction;
+  bool in_runtime_copy;      /* filling a gcc task's argument block (omp/taskalloc.c) */
+  int omp_num1;              /* 1 + the thread's number in its OpenMP team while it runs an
+                                implicit task of a parallel region (omp_get_thread_num()),
+                                0 outside: reports name threads by it (access/thread.h) */
   hrace_ctx_t base;          /* the thread's own context (idx == tid) */
   hrace_ctx_t *cur;          /* the context running now: &base or an explicit task's */
   /* Descriptor cache for the current segment, keyed by context, code address and kind. */
@@ -64,6 +74,23 @@ uint32_t hrace__thread_exporter(void);
  * after the barrier may take (clocks/exporter.h, hrace__exporter_release). */
 void hrace__thread_exporter_yield(void);
 hrace_clk_t hrace__thread_epoch(void);
+
+/* Full mode (access/full.h) as the floors that see threads come and go reach it: set by
+ * access/full.c at load; NULL in builds without it. Defined in core/pthread.c.
+ *   hrace__threads_coming_hook   a second thread is about to run (OpenMP fork, pthread_create)
+ *   hrace__ctx_switch_hook       the calling thread's clock context is about to change (task)
+ *   hrace__mem_fresh_hook        [a, a+n) has a new owner (an OpenMP task descriptor) */
+extern void (*hrace__threads_coming_hook)(void);
+extern void (*hrace__ctx_switch_hook)(void);
+extern void (*hrace__mem_fresh_hook)(uintptr_t a, size_t n);
+/* OMPT delivers events (omp/ompt.c's tool is initialised). */
+extern _Atomic int hrace__ompt_active;
+/* OpenMP runs without OMPT (OMP_TOOL=disabled, or a runtime without it): the threads'
+ * synchronisation is unseen, so no race between two threads of the process is reported. */
+extern _Atomic int hrace__thread_sync_unseen;
+/* Called when a second thread starts running instrumented code: is OpenMP loaded while OMPT
+ * is not active? Then sets hrace__thread_sync_unseen and warns, once; returns it. */
+int hrace__thread_sync_unseen_check(void);
 
 /* The descriptor of the calling thread's access of kind (flags, op) at code address pc in its
  * current segment: cached, created on first use. */

@@ -167,6 +167,7 @@ static void on_thread_begin(ompt_thread_t type, ompt_data_t *thread_data) { hrac
 static void on_parallel_begin(ompt_data_t *task_data, const ompt_frame_t *frame,
                               ompt_data_t *parallel_data, unsigned int requested, int flags,
                               const void *codeptr) {
+  if (requested > 1 && hrace__threads_coming_hook) hrace__threads_coming_hook();
   region_t *r = region_new();
   parallel_data->ptr = r;
   hrace__release(&r->fork, "the fork of a parallel region");
@@ -190,11 +191,13 @@ static void on_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t *parall
     task_t *t = task_new(NULL, r, 1);
     t->started = 1;
     task_data->ptr = t;
+    if (r) hrace__thread()->omp_num1 = (int)index + 1;   /* as omp_get_thread_num() says */
     if (r) hrace__acquire(&r->fork, "the fork of a parallel region");
   } else {
     task_t *t = task_data->ptr;
     if (!t) return;
     if (t->region) hrace__release(&t->region->join, "the end of a parallel region");
+    if (t->region) hrace__thread()->omp_num1 = 0;
     task_data->ptr = NULL;
     task_unref(t);
   }
@@ -226,7 +229,9 @@ static void on_sync_region(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoi
     if (endpoint == ompt_scope_begin) {
       hrace__thread_exporter_yield();   /* before the release: takers after it know it */
       hrace__release(gen, "an OpenMP barrier");
+      hrace__thread()->in_barrier = true;
     } else {
+      hrace__thread()->in_barrier = false;
       hrace__acquire(gen, "an OpenMP barrier");
       hrace__acquire(&r->tasks_done, "an OpenMP barrier");
       t->barriers++;
@@ -248,6 +253,13 @@ static void on_sync_region(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoi
       group_unref(g);
     }
   }
+}
+
+/* A reduction scope (libomp's critical or "empty" combine, KMP_FORCE_REDUCTION): the
+ * combine of private copies is the runtime's business, under its own lock. */
+static void on_reduction(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoint,
+                         ompt_data_t *parallel_data, ompt_data_t *task_data, const void *codeptr) {
+  hrace__thread()->in_reduction = endpoint == ompt_scope_begin;
 }
 
 /* libomp reports a release after the lock is free again (kmp_csupport.cpp: the callback
@@ -346,6 +358,8 @@ static void on_task_schedule(ompt_data_t *prior_data, ompt_task_status_t prior_s
     task_unref(prior);
   }
   task_t *next = next_data ? next_data->ptr : NULL;
+  /* The next context may reuse the stack below here, dead frames of the one before. */
+  if (hrace__ctx_switch_hook) hrace__ctx_switch_hook();
   hrace__ctx_switch(next && !next->implicit ? next->ctx : NULL);
   if (next && !next->implicit && !next->started) task_starts(next);
 }
@@ -365,6 +379,8 @@ static int tool_init(ompt_function_lookup_t lookup_fn, int initial_device, ompt_
   set(ompt_callback_task_create, (ompt_callback_t)on_task_create);
   set(ompt_callback_dependences, (ompt_callback_t)on_dependences);
   set(ompt_callback_task_schedule, (ompt_callback_t)on_task_schedule);
+  set(ompt_callback_reduction, (ompt_callback_t)on_reduction);
+  atomic_store(&hrace__ompt_active, 1);
   return 1;   /* keep the tool active */
 }
 

@@ -149,6 +149,7 @@ static hrace_rank_info_t me = { .rank = -1 };
 static char me_host[256];
 static bool header_written;  /* the "rank" record is in the file this process has open */
 static unsigned (*instrumented)(void);
+static const char *(*mode_of)(void);
 
 static void at_exit(void);
 static void halt(void);
@@ -405,7 +406,10 @@ static void text_where(sbuf_t *b, const hrace_srcloc_t *loc) {
 /* "load     by rank 1 thread 0 at f (x.c:12)", then one line per further frame ("inlined in",
  * "called from") and the synchronisation region when known. */
 static void text_side(sbuf_t *b, const hrace_report_side_t *s) {
-  sb_printf(b, "==hrace==   %-8s by rank %d thread %d at ", nz(s->op), s->rank, s->thread);
+  if (s->rank >= 0)
+    sb_printf(b, "==hrace==   %-8s by rank %d thread %d at ", nz(s->op), s->rank, s->thread);
+  else   /* a process that never called MPI_Init */
+    sb_printf(b, "==hrace==   %-8s by thread %d at ", nz(s->op), s->thread);
   text_where(b, &s->loc);
   sb_putc(b, '\n');
   for (unsigned i = 1; i < s->nframes; i++) {
@@ -436,8 +440,10 @@ static void text_race(const hrace_report_t *r, const hrace_srcloc_t *alloc_site,
             c ? "\033[0m" : "");
   if (r->window)
     sb_printf(&b, "window \"%s\" of rank %d", r->window, r->owner);
-  else
+  else if (r->owner >= 0)
     sb_printf(&b, "memory of rank %d at 0x%" PRIxPTR, r->owner, r->base);
+  else
+    sb_printf(&b, "memory at 0x%" PRIxPTR, r->base);
   sb_printf(&b, ", bytes [%" PRIu64 ",%" PRIu64 ")\n", lo, hi);
   if (r->variable.name)
     sb_printf(&b, "==hrace==   memory: variable '%s' (%" PRIu64 " bytes), bytes [%" PRIu64 ",%" PRIu64
@@ -568,6 +574,7 @@ static void install_signal_handlers(void) {
 void hrace__report_process(void) { pthread_once(&atexit_once, register_atexit); }
 
 void hrace__report_set_instrumented(unsigned (*count)(void)) { instrumented = count; }
+void hrace__report_set_mode(const char *(*mode)(void)) { mode_of = mode; }
 
 void hrace__report_init(const hrace_rank_info_t *info) {
   pthread_once(&atexit_once, register_atexit);
@@ -764,8 +771,9 @@ void hrace__report_finish(void) {
     json_open();
     write_counts_unlocked();
     sb_printf(&b, "{\"type\":\"summary\",\"rank\":%d,\"races\":%u,\"diagnostics\":%u,"
-                  "\"unreported\":%u,\"suppressed\":%u,\"instrumented\":%u}", rep_rank,
-              n_races, n_diagnostics, unreported, n_suppressed, modules);
+                  "\"unreported\":%u,\"suppressed\":%u,\"instrumented\":%u,\"mode\":\"%s\"}",
+              rep_rank, n_races, n_diagnostics, unreported, n_suppressed, modules,
+              mode_of ? mode_of() : "window");
     json_line(&b);
     free(b.p);
   }

@@ -68,6 +68,9 @@ void hrace__report_process(void);
 /* Set once at start by the layer that knows: how many code modules of the program were built
  * with hrace-cc (0: only MPI-level checks ran). Read when the summary is written. */
 void hrace__report_set_instrumented(unsigned (*count)(void));
+/* Set at load by access/full.c: which memory loads and stores were checked on, "full" or
+ * "window" (option mode), for the summary. */
+void hrace__report_set_mode(const char *(*mode)(void));
 /* Report a race. Thread-safe; never blocks on other ranks. Duplicate (kind, a.loc, b.loc)
  * pairs (in either order) are counted, not re-printed; a race that the suppressions
  * (option `suppressions`, suppress.h) match is counted as suppressed and not shown. */

@@ -283,6 +283,10 @@ sys.exit(status)
        "run: job killed after reporting: race still read, exit 66", "66", (rc, errs))
     rc, out, errs = H("run", "--", sys.executable, job, "none", "-9")
     is_(128 + 9, rc, "run: job killed by SIGKILL, no race: exit 137")
+    rc, out, errs = H("run", "--", "true")
+    ok(rc == 67 and "true wrote no report" in errs and "MPI program" not in errs,
+       "run: a lone program (no MPI launcher) that wrote no report is told so, without the "
+       "question meant for MPI jobs that lost their ranks", "67, 'wrote no report'", (rc, errs))
     keep = os.path.join(tmp, "kept")
     rc, out, errs = H("run", "--keep", keep, "--", sys.executable, job, "race", "0")
     kept = os.listdir(keep) if os.path.isdir(keep) else []

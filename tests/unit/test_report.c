@@ -152,7 +152,7 @@ int main(void) {
   has(lines[4], "\"id\":3,\"rank\":0,\"kind\":\"rma-rma\"", "race 3: other kind, same lines");
   has(lines[5], "{\"type\":\"race-count\",\"id\":1,\"rank\":0,\"count\":3}", "dedup count");
   has(lines[6], "{\"type\":\"summary\",\"rank\":0,\"races\":4,\"diagnostics\":1,\"unreported\":1,"
-                "\"suppressed\":0,\"instrumented\":0}",
+                "\"suppressed\":0,\"instrumented\":0,\"mode\":\"window\"}",
       "summary");
 
   read_all(errpath);
