@@ -83,7 +83,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   r.b.frames[1] = (hrace_frame_t){ .loc = { .func = f[12], .file = f[13], .line = 9 }, .inlined = true };
   r.b.nframes = 2;
   sbuf_t b = { 0 };
-  json_race(&b, 1, &r);
+  /* The allocation and window call sites (fuzzed names, columns included). */
+  const hrace_srcloc_t alloc = { .func = f[12], .file = f[7], .line = 11, .column = 5 };
+  const hrace_srcloc_t win = { .func = f[6], .file = f[13], .line = 12, .column = 7 };
+  json_race(&b, 1, &r, &alloc, &win);
   if (!json_valid(b.p, b.len)) fail("race record is not one valid JSON value", copy, size, b.p, b.len);
   free(b.p);
   free(copy);
