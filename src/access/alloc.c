@@ -26,7 +26,10 @@ extern void __libc_free(void *);
 extern void *__libc_memalign(size_t, size_t);
 extern void *__libc_valloc(size_t);
 
-#ifdef HRACE_TESTLIB
+/* The unit tests' static copy keeps libc's allocator; so does the sanitizer variant
+ * (HRACE_SANITIZE): AddressSanitizer must own malloc and free itself, and with libhrace ahead of
+ * it in the preload order every rank crashed at start (docs/testing.md, "Sanitizers"). */
+#if defined(HRACE_TESTLIB) || defined(HRACE_SANITIZE)
 #define INTERPOSE(name) hrace__test_##name
 #else
 #define INTERPOSE(name) name
