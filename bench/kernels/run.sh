@@ -24,6 +24,8 @@
 #   OMP_NUM_THREADS threads per rank of the hybrid kernel (default 2)
 #   QUICK=1         smoke test: REPS=1, RANKS=2, SIZES=tiny
 #   OUT=DIR         keep binaries, per-run logs and the raw results there (default: a temp dir)
+#   WINDOW=1        a fifth mode, hwin: the hrace-cc binary under `hrace run` with
+#                   HRACE_OPTIONS=mode=window (window memory only, no full mode), in its own table
 set -eu
 
 here=$(cd -- "$(dirname -- "$0")" && pwd)
@@ -76,6 +78,8 @@ run_one() {
     plain) set -- mpirun -np "$np" $over "$out/$k.plain" ;;
     mpi)   set -- "$build/bin/hrace" run --quiet -- mpirun -np "$np" $over "$out/$k.plain" ;;
     hrace) set -- "$build/bin/hrace" run --quiet -- mpirun -np "$np" $over "$out/$k.hrace" ;;
+    hwin)  set -- env HRACE_OPTIONS=mode=window \
+             "$build/bin/hrace" run --quiet -- mpirun -np "$np" $over "$out/$k.hrace" ;;
     tsan)  if [ "$omp" = 1 ]; then
              set -- env OMP_TOOL_LIBRARIES="$archer" ARCHER_OPTIONS=verbose=1 \
                mpirun -np "$np" $over "$out/$k.tsan"
@@ -101,6 +105,7 @@ run_one() {
   echo "${kt:-nan} $(awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.3f", b - a}') ${kb:-0} $status"
 }
 
+modes="plain mpi hrace tsan"; [ "${WINDOW:-0}" = 1 ] && modes="$modes hwin"
 results=$out/results
 : > "$results"
 for np in $ranks_list; do
@@ -111,7 +116,7 @@ for np in $ranks_list; do
       case $size in tiny) args=$tiny ;; small) args=$small ;; large) args=$large ;; esac
       r=1
       while [ $r -le "$reps" ]; do
-        for mode in plain mpi hrace tsan; do
+        for mode in $modes; do
           log=$out/log.$name.$size.$np.$mode.$r
           res=$(run_one "$mode" "$k" "$omp" "$np" "$args" "$xenv" "$log")
           echo "$name $size $np $mode $r $res" >> "$results"
@@ -157,5 +162,21 @@ for key in order:
           f"| {kb['plain'] / 1024:.0f} | {ratio(kb['mpi'], kb['plain'])} "
           f"| {ratio(kb['hrace'], kb['plain'])} | {ratio(kb['tsan'], kb['plain'])} "
           f"| {' '.join(sorted(set(bad))) or ''} |")
+win = [key for key in order if rows[key + ("hwin",)]]
+if win:
+    print()
+    print("Full mode (hrace, the default) against window-only mode (hwin: HRACE_OPTIONS=mode=window),"
+          " ratios to plain:")
+    print()
+    print("| kernel | size | ranks | hrace x | hwin x | tsan x | hrace mem x | hwin mem x | tsan mem x | not ok |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    for key in win:
+        t = {m: med(key, m, 0) for m in ("plain", "hrace", "hwin", "tsan")}
+        kb = {m: med(key, m, 2) for m in ("plain", "hrace", "hwin", "tsan")}
+        bad = [f"hwin:{r[3]}" for r in rows[key + ("hwin",)] if r[3] != "ok"]
+        print(f"| {key[0]} | {key[1]} | {key[2]} | {ratio(t['hrace'], t['plain'])} "
+              f"| {ratio(t['hwin'], t['plain'])} | {ratio(t['tsan'], t['plain'])} "
+              f"| {ratio(kb['hrace'], kb['plain'])} | {ratio(kb['hwin'], kb['plain'])} "
+              f"| {ratio(kb['tsan'], kb['plain'])} | {' '.join(sorted(set(bad))) or ''} |")
 EOF
 echo "raw results: $results" >&2

@@ -3,7 +3,9 @@
 # the kernels of full.c (bench/README.md, "Full mode: thread races on all memory").
 # usage: bench/omp/full.sh [BUILD_DIR [RUNS]]   (defaults: build, 5); 2 threads.
 # Prints, per kernel and build, the median wall time of the kernel and the median peak RSS of
-# the process (GNU time), and their ratios to the uninstrumented build.
+# the process (GNU time), and their ratios to the uninstrumented build. hrace-full-nohoist is
+# hrace-cc with HRACE_CC_HOIST=0 (a callback per load and store, as for gcc / gfortran code and
+# loops the pass cannot hoist).
 set -eu
 build=${1:-build}
 runs=${2:-5}
@@ -14,6 +16,7 @@ archer=${ARCHER:-/usr/lib/llvm-14/lib/libarcher.so}
 clang -O2 -fopenmp -o "$out/plain" "$src"
 clang -O2 -g -fopenmp -fsanitize=thread -o "$out/tsan" "$src"
 "$build/bin/hrace-cc" -O2 -fopenmp -o "$out/hrace" "$src"
+HRACE_CC_HOIST=0 "$build/bin/hrace-cc" -O2 -fopenmp -o "$out/nohoist" "$src"
 export OMP_NUM_THREADS=2 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 median() { sort -n | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'; }
 # one run: "seconds kib"
@@ -29,7 +32,7 @@ for k in "loop 4000000 50" "stencil 1024 40"; do
   echo "| build | time (s) | x plain | peak RSS (MiB) | x plain |"
   echo "|---|---|---|---|---|"
   pt=""; pr=""
-  for b in plain hrace-full hrace-window tsan-archer; do
+  for b in plain hrace-full hrace-window hrace-full-nohoist tsan-archer; do
     : > "$out/t"; : > "$out/r"
     i=0
     while [ $i -lt "$runs" ]; do
@@ -37,6 +40,7 @@ for k in "loop 4000000 50" "stencil 1024 40"; do
         plain) r=$(one "$out/plain" "$@") ;;
         hrace-full) r=$(one HRACE_OPTIONS=mode=full "$out/hrace" "$@") ;;
         hrace-window) r=$(one HRACE_OPTIONS=mode=window "$out/hrace" "$@") ;;
+        hrace-full-nohoist) r=$(one HRACE_OPTIONS=mode=full "$out/nohoist" "$@") ;;
         tsan-archer) r=$(one OMP_TOOL_LIBRARIES="$archer" TSAN_OPTIONS=ignore_noninstrumented_modules=1 "$out/tsan" "$@") ;;
       esac
       echo "$r" | awk '{print $1}' >> "$out/t"

@@ -155,63 +155,6 @@ void hrace__full_switch(void) {
   stk.min = lim;
 }
 
-/* What this thread already recorded in its current segment, per 64-byte line (direct-mapped,
- * 4096 lines, per thread): a stencil reads each location from three code addresses per segment, and each
- * would rewrite the shadow's cell with its own descriptor (a CAS per granule: bench/README.md,
- * "Full mode"). Another plain access of the same thread and segment to bytes already recorded
- * gets the same verdicts from every other thread's later access (same clock), so it is not
- * applied again: a read is covered by a read or a write of those bytes, a write by a write.
- * Reports then name the first code address of the segment, a true racing pair all the same.
- * Atomic accesses always go to the shadow (an atomic recorded first must not cover a later
- * plain access, which races where the atomic does not). */
-#define SEEN_BITS 12
-typedef struct seen { uint64_t tag, seg, wm, rm; } seen_t;
-static __thread seen_t *seen_tab __attribute__((tls_model("initial-exec")));
-static pthread_key_t seen_key;
-static pthread_once_t seen_once = PTHREAD_ONCE_INIT;
-static void seen_free(void *t) {
-  seen_tab = NULL;   /* this thread may still run instrumented code in later destructors */
-  munmap(t, sizeof(seen_t) << SEEN_BITS);
-}
-static void seen_key_make(void) { pthread_key_create(&seen_key, seen_free); }
-/* The calling thread's table (128 KiB of address space, touched where used), or NULL. */
-static seen_t *seen_get(void) {
-  if (seen_tab) return seen_tab;
-  pthread_once(&seen_once, seen_key_make);
-  void *m = mmap(NULL, sizeof(seen_t) << SEEN_BITS, PROT_READ | PROT_WRITE,
-                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-  if (m == MAP_FAILED) return NULL;
-  pthread_setspecific(seen_key, m);
-  return seen_tab = m;
-}
-
-static uint64_t line_mask(uint64_t line, uintptr_t lo, uintptr_t hi) {
-  uintptr_t l0 = (uintptr_t)line << 6, l1 = l0 + 64;
-  if (lo < l0) lo = l0;
-  if (hi > l1) hi = l1;
-  unsigned k = (unsigned)(hi - lo);
-  return (k >= 64 ? ~0ull : (1ull << k) - 1) << (lo - l0);
-}
-static int seen_covers(uintptr_t a, uintptr_t end, int writes, uint64_t seg) {
-  if (!seen_tab) return 0;
-  for (uint64_t line = a >> 6; (line << 6) < end; line++) {
-    const seen_t *e = &seen_tab[line & ((1u << SEEN_BITS) - 1)];
-    if (e->tag != line + 1 || e->seg != seg) return 0;
-    uint64_t m = line_mask(line, a, end);
-    if (((writes ? e->wm : e->wm | e->rm) & m) != m) return 0;
-  }
-  return 1;
-}
-static void seen_mark(uintptr_t a, uintptr_t end, int writes, uint64_t seg) {
-  if (!seen_get()) return;
-  for (uint64_t line = a >> 6; (line << 6) < end; line++) {
-    seen_t *e = &seen_tab[line & ((1u << SEEN_BITS) - 1)];
-    if (e->tag != line + 1 || e->seg != seg) *e = (seen_t){ line + 1, seg, 0, 0 };
-    if (writes) e->wm |= line_mask(line, a, end);
-    else e->rm |= line_mask(line, a, end);
-  }
-}
-
 /* Does [a, a+n) meet window memory (checked by the window's own shadow)? */
 static int in_window(uintptr_t a, size_t n) {
   if (!hrace__filter_tracked(a, n)) return 0;
@@ -252,33 +195,16 @@ void hrace__full_access(uintptr_t a, size_t n, uint16_t flags, uint16_t op, uint
   if (!rt || rt->tid < 0 || rt->in_reduction || rt->in_runtime_copy ||
       (rt->in_barrier && rt->cur == &rt->base))
     return;
-  int plain = !(flags & HRACE_ACC_ATOMIC), writes = (flags & HRACE_ACC_WRITE) != 0;
-  uint64_t seg = hrace__athread_segment(at);
-  uintptr_t end = a + n;
-  if (plain && n <= (64u << SEEN_BITS) / 4 && seen_covers(a, end, writes, seg)) return;
+  /* Repeats of this thread's segment over bytes it already recorded need no filter here: the
+   * shadow recognises them itself, without its lock (same-epoch elision and the segment's
+   * ranges, clocks/shadow.c). */
   if (in_window(a, n)) return;
   at->busy = true;
   if (!stk.known) stack_learn();
   if (a >= stk.lo && a < stk.hi && a < stk.min) stk.min = a;
-  uint32_t cls = plain ? 0 : 0xA7000000u | (uint32_t)n;
+  uint32_t cls = (flags & HRACE_ACC_ATOMIC) ? 0xA7000000u | (uint32_t)n : 0;
   hrace_aid_t id = hrace__athread_aid(at, pc, flags, op, cls);
-  int filter = plain && n <= (64u << SEEN_BITS) / 4;   /* longer: it would only evict itself */
-  if (!filter || n <= 64) {
-    shadow_run(at, a, end, id);
-  } else {
-    /* A range: only its lines not already recorded in this segment (seen_t above). */
-    uintptr_t run = 0;
-    for (uintptr_t l = a & ~(uintptr_t)63; l < end; l += 64) {
-      uintptr_t lo = l > a ? l : a, hi = l + 64 < end ? l + 64 : end;
-      if (seen_covers(lo, hi, writes, seg)) {
-        if (run) shadow_run(at, run, lo, id), run = 0;
-      } else if (!run) {
-        run = lo;
-      }
-    }
-    if (run) shadow_run(at, run, end, id);
-  }
-  if (filter) seen_mark(a, end, writes, seg);
+  shadow_run(at, a, a + n, id);
   at->busy = false;
 }
 
