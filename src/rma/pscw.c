@@ -20,9 +20,11 @@
  * for the completes it calls MPI_Win_test, since an origin's MPI_Win_complete may need the
  * target inside MPI (MPICH); if that ends the epoch, the real MPI_Win_wait is not called. */
 #include <errno.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "core/hb.h"
 #include "mpi/wrap.h"
@@ -42,18 +44,52 @@ static void missing(const hrace_win_t *w, const uint8_t *need, const unsigned *h
     if (need[g] && !have[g]) o += (size_t)snprintf(buf + o, len - o, "%s%d", o ? ", " : "", g);
 }
 
+/* Have all the deposits await() waits for arrived? Read without the registry lock, so only a
+ * hint: await() looks again under the lock. */
+static int arrived(const hrace_win_t *w, const uint8_t *need, unsigned *have) {
+  int all = 1;
+  for (int g = 0; g < w->gsize && all; g++)
+    all = !need[g] || __atomic_load_n(&have[g], __ATOMIC_ACQUIRE);
+  return all;
+}
+
+/* Before await() sleeps: a deposit usually comes within tens of microseconds (a neighbour in
+ * a pipeline posts right after its own step), which is less than what a sleep and a wake-up
+ * cost. So first yield the processor (to the progress thread that makes the deposit, when it
+ * shares the core) and look again, for at most SPIN_NS; MPI gets its PMPI_Win_test meanwhile
+ * as in await(). Called with the registry lock held; released meanwhile. */
+#define SPIN_NS 200000L   /* bench/README.md, "Waiting for a deposit or a reply" */
+static void spin_for_deposit(const hrace_win_t *w, const uint8_t *need, unsigned *have,
+                             MPI_Win *mpi_win, int *ended) {
+  hrace__win_unlock();
+  struct timespec t0, t;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  for (;;) {
+    if (*mpi_win != MPI_WIN_NULL && !*ended &&
+        PMPI_Win_test(*mpi_win, ended) != MPI_SUCCESS)
+      *ended = 0, *mpi_win = MPI_WIN_NULL;
+    sched_yield();
+    if (arrived(w, need, have)) break;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    if ((t.tv_sec - t0.tv_sec) * 1000000000L + (t.tv_nsec - t0.tv_nsec) > SPIN_NS) break;
+  }
+  hrace__win_lock();
+}
+
 /* With the registry lock held: wait until have[g] > 0 for every g in need, then consume one
  * of each. Names the missing ranks once if that takes long. With `mpi_win`, MPI gets to make
  * progress meanwhile (PMPI_Win_test, until it says the exposure epoch is over: *ended), for an
  * MPI whose MPI_Win_complete needs the target inside MPI (MPICH). */
 static void await(const hrace_win_t *w, const uint8_t *need, unsigned *have, uintptr_t pc,
                   const char *call, const char *from, MPI_Win mpi_win, int *ended) {
-  int told = 0;
+  int told = 0, spun = 0;
   long waited = 0;
   for (;;) {
-    int all = 1;
-    for (int g = 0; g < w->gsize && all; g++) all = !need[g] || have[g];
-    if (all) break;
+    if (arrived(w, need, have)) break;
+    if (!spun++) {
+      spin_for_deposit(w, need, have, &mpi_win, ended);
+      continue;
+    }
     if (mpi_win != MPI_WIN_NULL && !*ended) {
       hrace__win_unlock();
       if (PMPI_Win_test(mpi_win, ended) != MPI_SUCCESS) *ended = 0, mpi_win = MPI_WIN_NULL;
