@@ -13,7 +13,6 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
-#include <sched.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -34,6 +33,7 @@
 #include "core/proc.h"
 #include "core/thread.h"
 #include "core/poll.h"
+#include "core/spin.h"
 
 #define HELLO_MAGIC 0x68726368u   /* "hrch" */
 #define MAX_IP 4
@@ -93,25 +93,20 @@ static void deliver(int src, int32_t tag, const void *buf, size_t n) {
 /* A communicator nobody sends on: probing it drives MPI's progress engine and matches nothing. */
 static MPI_Comm progress_comm = MPI_COMM_NULL;
 
-/* Called with mail_mu held, after a look found nothing. A reply usually comes within tens of
- * microseconds (the peer's progress thread answers at once), much less than a sleep and a
- * wake-up cost here: so first yield the processor (to this process's progress thread, which
- * delivers the reply, when it shares the core) and look again, for at most SPIN_NS. Returns 1
- * when something was delivered meanwhile (mail_mu held again either way). Once per wait: a
- * wait that outlasts it (a lock held elsewhere, a peer busy in MPI) sleeps as before. */
+/* Called with mail_mu held, after a look found nothing: a reply usually comes within tens of
+ * microseconds (the peer's progress thread answers at once), so yield-spin for it first
+ * (core/spin.h). Returns 1 when something was delivered meanwhile (mail_mu held again either
+ * way). Once per wait: a wait that outlasts it (a lock held elsewhere, a peer busy in MPI)
+ * sleeps as before. */
 #define SPIN_NS 50000L   /* bench/README.md, "Waiting for a deposit or a reply" */
+static int mail_changed(void *seq) {
+  return atomic_load_explicit(&mail_seq, memory_order_acquire) != *(unsigned *)seq;
+}
+
 static int spin_for_mail(void) {
   unsigned seq = atomic_load_explicit(&mail_seq, memory_order_acquire);
   pthread_mutex_unlock(&mail_mu);
-  struct timespec t0, t;
-  clock_gettime(CLOCK_MONOTONIC, &t0);
-  int got = 0;
-  for (;;) {
-    sched_yield();
-    if (atomic_load_explicit(&mail_seq, memory_order_acquire) != seq) { got = 1; break; }
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    if ((t.tv_sec - t0.tv_sec) * 1000000000L + (t.tv_nsec - t0.tv_nsec) > SPIN_NS) break;
-  }
+  int got = hrace__spin(mail_changed, &seq, SPIN_NS);
   pthread_mutex_lock(&mail_mu);
   return got;
 }

@@ -20,13 +20,12 @@
  * for the completes it calls MPI_Win_test, since an origin's MPI_Win_complete may need the
  * target inside MPI (MPICH); if that ends the epoch, the real MPI_Win_wait is not called. */
 #include <errno.h>
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "core/hb.h"
+#include "core/spin.h"
 #include "mpi/wrap.h"
 #include "report/report.h"
 #include "rma/buffers.h"
@@ -54,25 +53,31 @@ static int arrived(const hrace_win_t *w, const uint8_t *need, unsigned *have) {
 }
 
 /* Before await() sleeps: a deposit usually comes within tens of microseconds (a neighbour in
- * a pipeline posts right after its own step), which is less than what a sleep and a wake-up
- * cost. So first yield the processor (to the progress thread that makes the deposit, when it
- * shares the core) and look again, for at most SPIN_NS; MPI gets its PMPI_Win_test meanwhile
- * as in await(). Called with the registry lock held; released meanwhile. */
+ * a pipeline posts right after its own step), so yield-spin for it first (core/spin.h), MPI
+ * getting its PMPI_Win_test meanwhile as in await(). Called with the registry lock held;
+ * released meanwhile. */
 #define SPIN_NS 200000L   /* bench/README.md, "Waiting for a deposit or a reply" */
+typedef struct spin_arg {
+  const hrace_win_t *w;
+  const uint8_t *need;
+  unsigned *have;
+  MPI_Win *mpi_win;
+  int *ended;
+} spin_arg_t;
+
+static int deposit_ready(void *p) {
+  spin_arg_t *a = p;
+  if (*a->mpi_win != MPI_WIN_NULL && !*a->ended &&
+      PMPI_Win_test(*a->mpi_win, a->ended) != MPI_SUCCESS)
+    *a->ended = 0, *a->mpi_win = MPI_WIN_NULL;
+  return arrived(a->w, a->need, a->have);
+}
+
 static void spin_for_deposit(const hrace_win_t *w, const uint8_t *need, unsigned *have,
                              MPI_Win *mpi_win, int *ended) {
+  spin_arg_t a = { w, need, have, mpi_win, ended };
   hrace__win_unlock();
-  struct timespec t0, t;
-  clock_gettime(CLOCK_MONOTONIC, &t0);
-  for (;;) {
-    if (*mpi_win != MPI_WIN_NULL && !*ended &&
-        PMPI_Win_test(*mpi_win, ended) != MPI_SUCCESS)
-      *ended = 0, *mpi_win = MPI_WIN_NULL;
-    sched_yield();
-    if (arrived(w, need, have)) break;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    if ((t.tv_sec - t0.tv_sec) * 1000000000L + (t.tv_nsec - t0.tv_nsec) > SPIN_NS) break;
-  }
+  hrace__spin(deposit_ready, &a, SPIN_NS);
   hrace__win_lock();
 }
 
