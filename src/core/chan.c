@@ -33,6 +33,7 @@
 #include "core/proc.h"
 #include "core/thread.h"
 #include "core/poll.h"
+#include "core/spin.h"
 
 #define HELLO_MAGIC 0x68726368u   /* "hrch" */
 #define MAX_IP 4
@@ -74,6 +75,7 @@ static pthread_cond_t mail_cv = PTHREAD_COND_INITIALIZER;
 static hrace_list_t mail = HRACE_LIST_INIT(mail);   /* arrival order */
 static int *nconn;             /* open connections from each peer (progress thread) */
 static char *gone;             /* peer closed all its connections: it ended (under mail_mu) */
+static _Atomic unsigned mail_seq;   /* bumped by every delivery: what a spinning waiter watches */
 
 static void deliver(int src, int32_t tag, const void *buf, size_t n) {
   mail_t *m = malloc(sizeof *m);
@@ -83,12 +85,31 @@ static void deliver(int src, int32_t tag, const void *buf, size_t n) {
   *m = (mail_t){ .src = src, .tag = tag, .buf = copy, .n = n };
   pthread_mutex_lock(&mail_mu);
   hrace_list_push_back(&mail, &m->link);
+  atomic_fetch_add_explicit(&mail_seq, 1, memory_order_release);
   pthread_cond_broadcast(&mail_cv);
   pthread_mutex_unlock(&mail_mu);
 }
 
 /* A communicator nobody sends on: probing it drives MPI's progress engine and matches nothing. */
 static MPI_Comm progress_comm = MPI_COMM_NULL;
+
+/* Called with mail_mu held, after a look found nothing: a reply usually comes within tens of
+ * microseconds (the peer's progress thread answers at once), so yield-spin for it first
+ * (core/spin.h). Returns 1 when something was delivered meanwhile (mail_mu held again either
+ * way). Once per wait: a wait that outlasts it (a lock held elsewhere, a peer busy in MPI)
+ * sleeps as before. */
+#define SPIN_NS 50000L   /* bench/README.md, "Waiting for a deposit or a reply" */
+static int mail_changed(void *seq) {
+  return atomic_load_explicit(&mail_seq, memory_order_acquire) != *(unsigned *)seq;
+}
+
+static int spin_for_mail(void) {
+  unsigned seq = atomic_load_explicit(&mail_seq, memory_order_acquire);
+  pthread_mutex_unlock(&mail_mu);
+  int got = hrace__spin(mail_changed, &seq, SPIN_NS);
+  pthread_mutex_lock(&mail_mu);
+  return got;
+}
 
 void *hrace__chan_wait(int peer, int32_t tag, size_t *n) {
   hrace__chan_flush();   /* a reply may depend on what still waits here */
@@ -99,6 +120,7 @@ void *hrace__chan_wait(int peer, int32_t tag, size_t *n) {
    * probes every 100 us while it waits. */
   const hrace_thread_t *t = hrace__thread();
   int poke = t->tid >= 0 && t->depth > 0 && progress_comm != MPI_COMM_NULL;
+  int spun = 0;
   pthread_mutex_lock(&mail_mu);
   for (;;) {
     hrace_list_for_each(l, nx, &mail) {
@@ -117,6 +139,7 @@ void *hrace__chan_wait(int peer, int32_t tag, size_t *n) {
       hrace__fatal("rank %d ended while this rank waited for its answer (did it crash or exit "
                    "without MPI_Finalize?)", peer);
     }
+    if (!spun++ && spin_for_mail()) continue;
     if (!poke) {
       pthread_cond_wait(&mail_cv, &mail_mu);
       continue;

@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "core/hb.h"
+#include "core/spin.h"
 #include "mpi/wrap.h"
 #include "report/report.h"
 #include "rma/buffers.h"
@@ -42,18 +43,58 @@ static void missing(const hrace_win_t *w, const uint8_t *need, const unsigned *h
     if (need[g] && !have[g]) o += (size_t)snprintf(buf + o, len - o, "%s%d", o ? ", " : "", g);
 }
 
+/* Have all the deposits await() waits for arrived? Read without the registry lock, so only a
+ * hint: await() looks again under the lock. */
+static int arrived(const hrace_win_t *w, const uint8_t *need, unsigned *have) {
+  int all = 1;
+  for (int g = 0; g < w->gsize && all; g++)
+    all = !need[g] || __atomic_load_n(&have[g], __ATOMIC_ACQUIRE);
+  return all;
+}
+
+/* Before await() sleeps: a deposit usually comes within tens of microseconds (a neighbour in
+ * a pipeline posts right after its own step), so yield-spin for it first (core/spin.h), MPI
+ * getting its PMPI_Win_test meanwhile as in await(). Called with the registry lock held;
+ * released meanwhile. */
+#define SPIN_NS 200000L   /* bench/README.md, "Waiting for a deposit or a reply" */
+typedef struct spin_arg {
+  const hrace_win_t *w;
+  const uint8_t *need;
+  unsigned *have;
+  MPI_Win *mpi_win;
+  int *ended;
+} spin_arg_t;
+
+static int deposit_ready(void *p) {
+  spin_arg_t *a = p;
+  if (*a->mpi_win != MPI_WIN_NULL && !*a->ended &&
+      PMPI_Win_test(*a->mpi_win, a->ended) != MPI_SUCCESS)
+    *a->ended = 0, *a->mpi_win = MPI_WIN_NULL;
+  return arrived(a->w, a->need, a->have);
+}
+
+static void spin_for_deposit(const hrace_win_t *w, const uint8_t *need, unsigned *have,
+                             MPI_Win *mpi_win, int *ended) {
+  spin_arg_t a = { w, need, have, mpi_win, ended };
+  hrace__win_unlock();
+  hrace__spin(deposit_ready, &a, SPIN_NS);
+  hrace__win_lock();
+}
+
 /* With the registry lock held: wait until have[g] > 0 for every g in need, then consume one
  * of each. Names the missing ranks once if that takes long. With `mpi_win`, MPI gets to make
  * progress meanwhile (PMPI_Win_test, until it says the exposure epoch is over: *ended), for an
  * MPI whose MPI_Win_complete needs the target inside MPI (MPICH). */
 static void await(const hrace_win_t *w, const uint8_t *need, unsigned *have, uintptr_t pc,
                   const char *call, const char *from, MPI_Win mpi_win, int *ended) {
-  int told = 0;
+  int told = 0, spun = 0;
   long waited = 0;
   for (;;) {
-    int all = 1;
-    for (int g = 0; g < w->gsize && all; g++) all = !need[g] || have[g];
-    if (all) break;
+    if (arrived(w, need, have)) break;
+    if (!spun++) {
+      spin_for_deposit(w, need, have, &mpi_win, ended);
+      continue;
+    }
     if (mpi_win != MPI_WIN_NULL && !*ended) {
       hrace__win_unlock();
       if (PMPI_Win_test(mpi_win, ended) != MPI_SUCCESS) *ended = 0, mpi_win = MPI_WIN_NULL;
