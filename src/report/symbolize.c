@@ -142,6 +142,13 @@ static Dwfl_Module *module_at(Dwarf_Addr addr) {
   if (!sym_dwfl && !report_modules()) return NULL;
   Dwfl_Module *mod = dwfl_addrmodule(sym_dwfl, addr);
   if (!mod && report_modules()) mod = dwfl_addrmodule(sym_dwfl, addr);
+  /* The tail of a module's .bss lies past its last file-backed page, in an anonymous mapping
+   * that the module's range read from /proc/self/maps may not include (seen with the larger
+   * .bss of an AddressSanitizer build, depending on where ASLR put the heap): the loader's own
+   * view of the object (its PT_LOAD segments, memory sizes included) names the module. */
+  Dl_info info;
+  if (!mod && dladdr((void *)(uintptr_t)addr, &info) && info.dli_fbase)
+    mod = dwfl_addrmodule(sym_dwfl, (Dwarf_Addr)(uintptr_t)info.dli_fbase);
   return mod;
 }
 
