@@ -13,7 +13,8 @@
  *                         only frees
  *   Request_free          an active request is kept by hrace and finished later (its data
  *                         still lands); no edge, since nobody waits for it
- *   Cancel                nothing now; the cancelled completion joins nothing */
+ *   Cancel                nothing now; the cancelled completion joins nothing
+ * Every form takes its requests' states out of the table before the real call (see before()). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -84,8 +85,8 @@ static int ok_in(int rc, const MPI_Status *st) {
  * mpi_threads_any_norace a receive finished by Waitany was never unpacked). After the call
  * the states of requests the call did not complete, or kept (persistent), go back under their
  * handle, which is still theirs. Every form below does this, the array forms with one lock
- * pair for the whole array (held_t). Request_get_status frees nothing, so it may look up
- * after the call. */
+ * pair for the whole array (held_t); MPI_Request_free too. Request_get_status frees nothing,
+ * so it may look up after the call. */
 static hrace_rs_t *before(MPI_Request old) { return old == MPI_REQUEST_NULL ? NULL : hrace__rs_take(old); }
 static void after(hrace_rs_t *s, MPI_Request old, MPI_Request now, MPI_Status *st, int done, int active) {
   if (!s) return;
