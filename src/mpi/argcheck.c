@@ -63,3 +63,18 @@ int hrace__check_buffer(const char *fn, const char *what, const void *buf, long 
   hrace__report_misuse(pc, "%s with a NULL %s and a count of %lld", fn, what, count);
   return -1;
 }
+
+int hrace__check_root(const char *fn, MPI_Comm comm, int root, uintptr_t pc) {
+  int inter = 0, size = 0;
+  if (comm == MPI_COMM_NULL || PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS) return 0;
+  if (inter) {
+    if (root == MPI_ROOT || root == MPI_PROC_NULL) return 0;
+    if (PMPI_Comm_remote_size(comm, &size) != MPI_SUCCESS) return 0;
+  } else if (PMPI_Comm_size(comm, &size) != MPI_SUCCESS) {
+    return 0;
+  }
+  if (root >= 0 && root < size) return 0;
+  hrace__report_misuse(pc, "%s with root %d, not a rank of the %s (%d ranks)", fn, root,
+                       inter ? "intercommunicator's remote group" : "communicator", size);
+  return -1;
+}

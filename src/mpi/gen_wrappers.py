@@ -126,8 +126,13 @@ def body(name, cls, args):
     if base == "coll":
         kind, nb = parts[1], len(parts) > 2 and parts[2] == "nb"
         req = by_role(args, "req") if nb else "NULL"
+        comm = by_role(args, 'comm')
+        if by_role(args, 'root', None) is not None:
+            # A root that is no rank is diagnosed (mpi/argcheck.h); the call is then not modelled.
+            comm = (f"hrace__check_root(\"{name}\", {comm}, {by_role(args, 'root')}, HRACE_CALLER()) "
+                    f"? MPI_COMM_NULL : {comm}")
         lines = ["hrace_coll_t c_;",
-                 f"hrace__coll_begin(&c_, HRACE_COLL_{kind.upper()}, {by_role(args, 'comm')}, "
+                 f"hrace__coll_begin(&c_, HRACE_COLL_{kind.upper()}, {comm}, "
                  f"{by_role(args, 'root', '0')}, \"{name}\", HRACE_ACTIVE());"]
         if kind == "barrier" and not nb:
             # The all-to-all clock exchange synchronises exactly as a barrier does: it replaces
@@ -200,6 +205,7 @@ def generate(fns, src):
            "#include \"mpi/wrap.h\"",
            "#include \"mpi/handlers.h\"",
            "#include \"mpi/nbcbuf.h\"",
+           "#include \"mpi/argcheck.h\"",
            ""]
     large = []
     for name, cls, args in fns:
