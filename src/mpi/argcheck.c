@@ -78,3 +78,15 @@ int hrace__check_root(const char *fn, MPI_Comm comm, int root, uintptr_t pc) {
                        inter ? "intercommunicator's remote group" : "communicator", size);
   return -1;
 }
+
+int hrace__check_coll(const char *fn, const void *sbuf, int scount, MPI_Datatype stype,
+                      const void *rbuf, int rcount, MPI_Datatype rtype, uintptr_t pc) {
+  int bad = 0;
+  if (sbuf == rbuf && scount == rcount && stype == rtype)   /* MPI_Bcast's one buffer */
+    return hrace__check_buffer(fn, "buffer", sbuf, scount, stype, pc);
+  if (sbuf != MPI_IN_PLACE && hrace__check_buffer(fn, "send buffer", sbuf, scount, stype, pc)) bad = -1;
+  if (rtype != MPI_DATATYPE_NULL || rcount > 0)
+    if (hrace__check_buffer(fn, "receive buffer", rbuf, rcount, rtype, pc))
+      bad = -1;
+  return bad;
+}

@@ -26,4 +26,12 @@ int hrace__check_type(const char *fn, const char *what, MPI_Datatype dt, uintptr
  * after the diagnostic: hrace then leaves the call unmodelled (its own clock exchange would
  * use the root), and MPI answers it. */
 int hrace__check_root(const char *fn, MPI_Comm comm, int root, uintptr_t pc);
+/* A collective's send and receive buffers, where every rank's are significant (the generator
+ * calls it for Bcast (one buffer: sbuf == rbuf), Allreduce, Allgather, Alltoall and their
+ * non-blocking forms, and the send half of Reduce); an MPI_IN_PLACE send buffer is skipped,
+ * and so is a receive side of count 0 and MPI_DATATYPE_NULL. Diagnoses only: the collective
+ * stays modelled (the other ranks may have valid arguments and would wait in hrace's
+ * exchange); -1 tells a non-blocking one not to track (flatten) its buffers. */
+int hrace__check_coll(const char *fn, const void *sbuf, int scount, MPI_Datatype stype,
+                      const void *rbuf, int rcount, MPI_Datatype rtype, uintptr_t pc);
 #endif
