@@ -63,3 +63,30 @@ int hrace__check_buffer(const char *fn, const char *what, const void *buf, long 
   hrace__report_misuse(pc, "%s with a NULL %s and a count of %lld", fn, what, count);
   return -1;
 }
+
+int hrace__check_root(const char *fn, MPI_Comm comm, int root, uintptr_t pc) {
+  int inter = 0, size = 0;
+  if (comm == MPI_COMM_NULL || PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS) return 0;
+  if (inter) {
+    if (root == MPI_ROOT || root == MPI_PROC_NULL) return 0;
+    if (PMPI_Comm_remote_size(comm, &size) != MPI_SUCCESS) return 0;
+  } else if (PMPI_Comm_size(comm, &size) != MPI_SUCCESS) {
+    return 0;
+  }
+  if (root >= 0 && root < size) return 0;
+  hrace__report_misuse(pc, "%s with root %d, not a rank of the %s (%d ranks)", fn, root,
+                       inter ? "intercommunicator's remote group" : "communicator", size);
+  return -1;
+}
+
+int hrace__check_coll(const char *fn, const void *sbuf, int scount, MPI_Datatype stype,
+                      const void *rbuf, int rcount, MPI_Datatype rtype, uintptr_t pc) {
+  int bad = 0;
+  if (sbuf == rbuf && scount == rcount && stype == rtype)   /* MPI_Bcast's one buffer */
+    return hrace__check_buffer(fn, "buffer", sbuf, scount, stype, pc);
+  if (sbuf != MPI_IN_PLACE && hrace__check_buffer(fn, "send buffer", sbuf, scount, stype, pc)) bad = -1;
+  if (rtype != MPI_DATATYPE_NULL || rcount > 0)
+    if (hrace__check_buffer(fn, "receive buffer", rbuf, rcount, rtype, pc))
+      bad = -1;
+  return bad;
+}

@@ -1,6 +1,6 @@
 /* Argument errors that MPI may answer with a crash, a hang or an abort that names no line
  * (issue 22 item 8): a NULL buffer with a non-zero count, a derived datatype that was never
- * committed. hrace diagnoses them with the caller's line before the real call, which then goes
+ * committed, a collective's root that is no rank. hrace diagnoses them with the caller's line before the real call, which then goes
  * through unchanged; hrace itself must not touch such a buffer or flatten such a type. RMA's
  * rank and displacement checks are in rma/ops.c (hrace__rma_begin). */
 #ifndef HRACE_MPI_ARGCHECK_H
@@ -21,4 +21,17 @@ int hrace__check_buffer(const char *fn, const char *what, const void *buf, long 
                         MPI_Datatype dt, uintptr_t pc);
 /* The datatype alone (a target datatype). */
 int hrace__check_type(const char *fn, const char *what, MPI_Datatype dt, uintptr_t pc);
+/* The root of a rooted collective (fn, on comm): a rank of comm's group, or of the remote
+ * group of an intercommunicator (where MPI_ROOT and MPI_PROC_NULL are legal too). Returns -1
+ * after the diagnostic: hrace then leaves the call unmodelled (its own clock exchange would
+ * use the root), and MPI answers it. */
+int hrace__check_root(const char *fn, MPI_Comm comm, int root, uintptr_t pc);
+/* A collective's send and receive buffers, where every rank's are significant (the generator
+ * calls it for Bcast (one buffer: sbuf == rbuf), Allreduce, Allgather, Alltoall and their
+ * non-blocking forms, and the send half of Reduce); an MPI_IN_PLACE send buffer is skipped,
+ * and so is a receive side of count 0 and MPI_DATATYPE_NULL. Diagnoses only: the collective
+ * stays modelled (the other ranks may have valid arguments and would wait in hrace's
+ * exchange); -1 tells a non-blocking one not to track (flatten) its buffers. */
+int hrace__check_coll(const char *fn, const void *sbuf, int scount, MPI_Datatype stype,
+                      const void *rbuf, int rcount, MPI_Datatype rtype, uintptr_t pc);
 #endif

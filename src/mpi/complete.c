@@ -13,7 +13,8 @@
  *                         only frees
  *   Request_free          an active request is kept by hrace and finished later (its data
  *                         still lands); no edge, since nobody waits for it
- *   Cancel                nothing now; the cancelled completion joins nothing */
+ *   Cancel                nothing now; the cancelled completion joins nothing
+ * Every form takes its requests' states out of the table before the real call (see before()). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -58,14 +59,6 @@ void hrace__rs_complete(hrace_rs_t *s, MPI_Status *st, int active) {
   if (!s->persistent) hrace__rs_free(s);
 }
 
-/* One request MPI reported complete: `old` as it was before, `now` as MPI left it. */
-static void settle(MPI_Request old, MPI_Request now, MPI_Status *st, int active) {
-  if (old == MPI_REQUEST_NULL) return;
-  int keep = now != MPI_REQUEST_NULL;
-  hrace_rs_t *s = keep ? hrace__rs_get(old) : hrace__rs_take(old);
-  if (s) hrace__rs_complete(s, st, active);
-}
-
 /* Scratch for handles and statuses of the array calls. */
 typedef struct arr { MPI_Request *old; MPI_Status *st; MPI_Request sold[16]; MPI_Status sst[16]; } arr_t;
 
@@ -84,17 +77,65 @@ static int ok_in(int rc, const MPI_Status *st) {
   return rc == MPI_SUCCESS || (rc == MPI_ERR_IN_STATUS && st->MPI_ERROR == MPI_SUCCESS);
 }
 
-/* The state of a request about to be waited for or tested, taken out of the table before the
- * real call: once MPI completes and frees a request, another thread may get the same handle
- * for a new request and put its state under it before this thread looks the handle up, which
- * would then find (and complete) the other thread's state and lose its own (MPI_THREAD_MULTIPLE:
- * mpi_threads_norace's buffers stayed in flight for ever). `back` puts it back if the call did
- * not complete the request (or kept it: persistent). */
+/* The state of a request about to be waited for or tested is taken out of the table before
+ * the real call: once MPI completes and frees a request, another thread may get the same
+ * handle for a new request and put its state under it before this thread looks the handle
+ * up, which would then find (and complete) the other thread's state and lose its own
+ * (MPI_THREAD_MULTIPLE: mpi_threads_norace's buffers stayed in flight for ever; in
+ * mpi_threads_any_norace a receive finished by Waitany was never unpacked). After the call
+ * the states of requests the call did not complete, or kept (persistent), go back under their
+ * handle, which is still theirs. Every form below does this, the array forms with one lock
+ * pair for the whole array (held_t); MPI_Request_free too. Request_get_status frees nothing,
+ * so it may look up after the call. */
 static hrace_rs_t *before(MPI_Request old) { return old == MPI_REQUEST_NULL ? NULL : hrace__rs_take(old); }
 static void after(hrace_rs_t *s, MPI_Request old, MPI_Request now, MPI_Status *st, int done, int active) {
   if (!s) return;
-  if (!done || now != MPI_REQUEST_NULL) hrace__rs_put(old, s);
+  if (!done || now != MPI_REQUEST_NULL) hrace__rs_put_back(old, s);
   if (done) hrace__rs_complete(s, st, active);
+}
+
+/* The states of an array call's n requests while it runs; st[i] is set after the call to
+ * the status of request i if the call completed it, and stays NULL otherwise. */
+typedef struct held {
+  hrace_rs_t **s;
+  MPI_Status **st;
+  hrace_rs_t *ss[16];
+  MPI_Status *sst[16];
+} held_t;
+
+static void hold(held_t *h, int n, const MPI_Request old[]) {
+  h->s = n <= 16 ? h->ss : malloc(n * sizeof *h->s);
+  h->st = n <= 16 ? h->sst : malloc(n * sizeof *h->st);
+  if (!h->s || !h->st) abort();
+  hrace__rs_take_n(n, old, h->s);
+  for (int i = 0; i < n; i++) h->st[i] = NULL;
+}
+
+/* Put back what stays (one lock pair), then complete what completed. */
+static void release(held_t *h, int n, const MPI_Request old[], const MPI_Request now[], int active) {
+  hrace_rs_t *cs[16], **c = cs;
+  int back = 0, ndone = 0;
+  for (int i = 0; i < n; i++) {
+    if (!h->s[i]) continue;
+    ndone += h->st[i] != NULL;
+    back += !h->st[i] || now[i] != MPI_REQUEST_NULL;
+  }
+  if (ndone) {
+    /* Completed states, copied out of h->s; those that leave the table are dropped from it. */
+    if (n > 16 && !(c = malloc(n * sizeof *c))) abort();
+    for (int i = 0; i < n; i++) {
+      c[i] = h->st[i] ? h->s[i] : NULL;
+      if (h->st[i] && now[i] == MPI_REQUEST_NULL) h->s[i] = NULL;
+    }
+  }
+  if (back) hrace__rs_put_n(n, old, h->s);
+  if (ndone) {
+    for (int i = 0; i < n; i++)
+      if (c[i]) hrace__rs_complete(c[i], h->st[i], active);
+    if (c != cs) free(c);
+  }
+  if (h->s != h->ss) free(h->s);
+  if (h->st != h->sst) free(h->st);
 }
 
 int hrace__h_wait(MPI_Request *req, MPI_Status *status, int active) {
@@ -120,13 +161,13 @@ int hrace__h_test(MPI_Request *req, int *flag, MPI_Status *status, int active) {
 int hrace__h_waitall(int n, MPI_Request reqs[], MPI_Status sts[], int active) {
   if (n <= 0) return PMPI_Waitall(n, reqs, sts);
   arr_t a;
+  held_t h;
   arr_init(&a, n, reqs, sts, 1);
-  hrace_rs_t *sstack[16], **ss = n <= 16 ? sstack : malloc(n * sizeof *ss);
-  if (!ss) abort();
-  for (int i = 0; i < n; i++) ss[i] = before(a.old[i]);   /* see before() */
+  hold(&h, n, a.old);
   int rc = PMPI_Waitall(n, reqs, a.st);
-  for (int i = 0; i < n; i++) after(ss[i], a.old[i], reqs[i], &a.st[i], ok_in(rc, &a.st[i]), active);
-  if (ss != sstack) free(ss);
+  for (int i = 0; i < n; i++)
+    if (ok_in(rc, &a.st[i])) h.st[i] = &a.st[i];
+  release(&h, n, a.old, reqs, active);
   arr_free(&a, sts);
   return rc;
 }
@@ -134,12 +175,14 @@ int hrace__h_waitall(int n, MPI_Request reqs[], MPI_Status sts[], int active) {
 int hrace__h_testall(int n, MPI_Request reqs[], int *flag, MPI_Status sts[], int active) {
   if (n <= 0) return PMPI_Testall(n, reqs, flag, sts);
   arr_t a;
+  held_t h;
   arr_init(&a, n, reqs, sts, 1);
+  hold(&h, n, a.old);
   int rc = PMPI_Testall(n, reqs, flag, a.st);
-  if (*flag || rc == MPI_ERR_IN_STATUS)
-    for (int i = 0; i < n; i++)
-      if ((*flag && rc == MPI_SUCCESS) || (rc == MPI_ERR_IN_STATUS && a.st[i].MPI_ERROR == MPI_SUCCESS))
-        settle(a.old[i], reqs[i], &a.st[i], active);
+  for (int i = 0; i < n; i++)
+    if ((rc == MPI_SUCCESS && *flag) || (rc == MPI_ERR_IN_STATUS && a.st[i].MPI_ERROR == MPI_SUCCESS))
+      h.st[i] = &a.st[i];
+  release(&h, n, a.old, reqs, active);
   arr_free(&a, sts);
   return rc;
 }
@@ -147,10 +190,13 @@ int hrace__h_testall(int n, MPI_Request reqs[], int *flag, MPI_Status sts[], int
 int hrace__h_waitany(int n, MPI_Request reqs[], int *index, MPI_Status *status, int active) {
   if (n <= 0) return PMPI_Waitany(n, reqs, index, status);
   arr_t a;
+  held_t h;
   arr_init(&a, n, reqs, MPI_STATUSES_IGNORE, 0);
+  hold(&h, n, a.old);
   MPI_Status tmp, *st = status == MPI_STATUS_IGNORE ? &tmp : status;
   int rc = PMPI_Waitany(n, reqs, index, st);
-  if (rc == MPI_SUCCESS && *index != MPI_UNDEFINED) settle(a.old[*index], reqs[*index], st, active);
+  if (rc == MPI_SUCCESS && *index != MPI_UNDEFINED) h.st[*index] = st;
+  release(&h, n, a.old, reqs, active);
   arr_free(&a, MPI_STATUSES_IGNORE);
   return rc;
 }
@@ -158,10 +204,13 @@ int hrace__h_waitany(int n, MPI_Request reqs[], int *index, MPI_Status *status, 
 int hrace__h_testany(int n, MPI_Request reqs[], int *index, int *flag, MPI_Status *status, int active) {
   if (n <= 0) return PMPI_Testany(n, reqs, index, flag, status);
   arr_t a;
+  held_t h;
   arr_init(&a, n, reqs, MPI_STATUSES_IGNORE, 0);
+  hold(&h, n, a.old);
   MPI_Status tmp, *st = status == MPI_STATUS_IGNORE ? &tmp : status;
   int rc = PMPI_Testany(n, reqs, index, flag, st);
-  if (rc == MPI_SUCCESS && *flag && *index != MPI_UNDEFINED) settle(a.old[*index], reqs[*index], st, active);
+  if (rc == MPI_SUCCESS && *flag && *index != MPI_UNDEFINED) h.st[*index] = st;
+  release(&h, n, a.old, reqs, active);
   arr_free(&a, MPI_STATUSES_IGNORE);
   return rc;
 }
@@ -169,11 +218,14 @@ int hrace__h_testany(int n, MPI_Request reqs[], int *index, int *flag, MPI_Statu
 static int some(int wait, int n, MPI_Request reqs[], int *outcount, int idx[], MPI_Status sts[], int active) {
   if (n <= 0) return wait ? PMPI_Waitsome(n, reqs, outcount, idx, sts) : PMPI_Testsome(n, reqs, outcount, idx, sts);
   arr_t a;
+  held_t h;
   arr_init(&a, n, reqs, sts, 1);
+  hold(&h, n, a.old);
   int rc = wait ? PMPI_Waitsome(n, reqs, outcount, idx, a.st) : PMPI_Testsome(n, reqs, outcount, idx, a.st);
   if ((rc == MPI_SUCCESS || rc == MPI_ERR_IN_STATUS) && *outcount != MPI_UNDEFINED)
     for (int k = 0; k < *outcount; k++)
-      if (ok_in(rc, &a.st[k])) settle(a.old[idx[k]], reqs[idx[k]], &a.st[k], active);
+      if (ok_in(rc, &a.st[k])) h.st[idx[k]] = &a.st[k];
+  release(&h, n, a.old, reqs, active);
   arr_free(&a, sts);
   return rc;
 }
@@ -185,6 +237,8 @@ int hrace__h_testsome(int n, MPI_Request reqs[], int *outcount, int idx[], MPI_S
   return some(0, n, reqs, outcount, idx, sts, active);
 }
 
+/* Request_get_status completes without freeing: the handle stays the request's, so the state
+ * can be looked up after the call. */
 int hrace__h_get_status(MPI_Request req, int *flag, MPI_Status *status, int active) {
   MPI_Status tmp, *st = status == MPI_STATUS_IGNORE ? &tmp : status;
   int rc = PMPI_Request_get_status(req, flag, st);
@@ -238,12 +292,13 @@ int hrace__h_startall(int n, MPI_Request reqs[], int active) {
 
 int hrace__h_request_free(MPI_Request *req, int active) {
   MPI_Request old = *req;
-  hrace_rs_t *s = hrace__rs_get(old);
+  hrace_rs_t *s = before(old);   /* the handle is free for reuse once the call returns */
   if (!s || (s->persistent && !s->started) || s->kind == HRACE_RS_IDUP || s->kind == HRACE_RS_COLL ||
       s->kind == HRACE_RS_WATCH) {
     int rc = PMPI_Request_free(req);
+    if (rc != MPI_SUCCESS && s) hrace__rs_put_back(old, s);
     if (rc == MPI_SUCCESS) {
-      hrace_rs_t *t = hrace__rs_take(old);
+      hrace_rs_t *t = s;
       if (t) {
         if (t->post) hrace__post_done(t->post, NULL, -1, -1), t->post = NULL;
         /* a freed Rput still completes, at the next synchronisation */
@@ -254,7 +309,6 @@ int hrace__h_request_free(MPI_Request *req, int active) {
     return rc;
   }
   /* Active: MPI would finish it unseen; hrace keeps the handle and finishes it itself. */
-  hrace__rs_take(old);
   hrace__rs_orphan(old, s);
   *req = MPI_REQUEST_NULL;
   return MPI_SUCCESS;

@@ -76,6 +76,9 @@ def parse(path):
     return fns
 
 
+COLL_CHECKED = {"Bcast", "Allreduce", "Reduce", "Allgather", "Alltoall"}
+
+
 def by_role(args, role, default="NULL"):
     for _, pname, r in args:
         if r == role:
@@ -126,8 +129,32 @@ def body(name, cls, args):
     if base == "coll":
         kind, nb = parts[1], len(parts) > 2 and parts[2] == "nb"
         req = by_role(args, "req") if nb else "NULL"
-        lines = ["hrace_coll_t c_;",
-                 f"hrace__coll_begin(&c_, HRACE_COLL_{kind.upper()}, {by_role(args, 'comm')}, "
+        comm = by_role(args, 'comm')
+        if by_role(args, 'root', None) is not None:
+            # A root that is no rank is diagnosed (mpi/argcheck.h); the call is then not modelled.
+            comm = (f"hrace__check_root(\"{name}\", {comm}, {by_role(args, 'root')}, HRACE_CALLER()) "
+                    f"? MPI_COMM_NULL : {comm}")
+        nbname = name[5:6].upper() + name[6:] if nb else None   # MPI_Ibcast -> Bcast
+        plain = name[4:] if name[4:] in COLL_CHECKED else nbname if nbname in COLL_CHECKED else None
+        chk = None
+        if plain in ("Bcast",):
+            chk = "buffer, count, datatype, buffer, count, datatype"
+        elif plain in ("Allreduce",):
+            chk = "sendbuf, count, datatype, recvbuf, count, datatype"
+        elif plain in ("Reduce",):
+            chk = "sendbuf, count, datatype, NULL, 0, MPI_DATATYPE_NULL"
+        elif plain in ("Allgather", "Alltoall"):
+            chk = "sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype"
+        pre = []
+        if chk:
+            # Buffers and datatypes every rank must give (mpi/argcheck.h): diagnosed only.
+            call = f"hrace__check_coll(\"{name}\", {chk}, HRACE_CALLER())"
+            root = by_role(args, "root", None)
+            if root:   # an intercommunicator's MPI_ROOT / MPI_PROC_NULL side gives none
+                call = f"{root} >= 0 ? {call} : 0"
+            pre = [f"int bad_ = {call};", "(void)bad_;"]
+        lines = pre + ["hrace_coll_t c_;",
+                 f"hrace__coll_begin(&c_, HRACE_COLL_{kind.upper()}, {comm}, "
                  f"{by_role(args, 'root', '0')}, \"{name}\", HRACE_ACTIVE());"]
         if kind == "barrier" and not nb:
             # The all-to-all clock exchange synchronises exactly as a barrier does: it replaces
@@ -140,7 +167,7 @@ def body(name, cls, args):
             lines.append(f"hrace__coll_end(&c_, rc, {req});")
             if nb and kind != "barrier" and not name.endswith("_c"):
                 # Its buffers are in use until the request completes (mpi/nbcbuf.c).
-                lines.append(f"if (rc == MPI_SUCCESS && HRACE_ACTIVE() && c_.rec) "
+                lines.append(f"if (rc == MPI_SUCCESS && HRACE_ACTIVE() && c_.rec{' && !bad_' if chk else ''}) "
                              f"hrace__nbc_{name[4:]}({call_args}, HRACE_CALLER());")
         return lines
     if base == "comm_new":
@@ -200,6 +227,7 @@ def generate(fns, src):
            "#include \"mpi/wrap.h\"",
            "#include \"mpi/handlers.h\"",
            "#include \"mpi/nbcbuf.h\"",
+           "#include \"mpi/argcheck.h\"",
            ""]
     large = []
     for name, cls, args in fns:

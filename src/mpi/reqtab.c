@@ -66,17 +66,55 @@ hrace_rs_t *hrace__rs_new(int kind) {
   s->watch_arg = NULL;
   s->watch_req = MPI_REQUEST_NULL;
   s->nbbuf = NULL;
+  s->same = NULL;
+  s->owner = &ncache;   /* thread-local: one address per thread */
   return s;
+}
+
+/* Every state of a chain (hrace_rs_t.same) whose head was displaced as stale. */
+static void stale_done(hrace_rs_t *stale) {
+  for (; stale; stale = stale->same) hrace__rs_buffers_done(stale);
+}
+
+/* Caller holds mu: s goes in front of whatever is under key r. */
+static void chain_locked(MPI_Request r, hrace_rs_t *s) {
+  hrace_rs_t *old = hrace_map_put(&tab, HRACE_HASH_KEY(r), s);
+  if (old == s) return;   /* already there */
+  s->same = old;
+  live_add(1);
 }
 
 void hrace__rs_put(MPI_Request r, hrace_rs_t *s) {
   bool multi = lock();
+  hrace_rs_t *old = hrace_map_get(&tab, HRACE_HASH_KEY(r));
+  if (old && old != s) {
+    /* Stale, or a handle MPI shares among requests complete at issue (MPI_Request_get_status
+     * frees nothing and, on a complete request, does not progress MPI). */
+    unlock(multi);
+    int flag = 0, init = 0;
+    PMPI_Initialized(&init);   /* the unit tests' fake handles: no MPI */
+    if (init) PMPI_Request_get_status(r, &flag, MPI_STATUS_IGNORE);
+    multi = lock();
+    if (flag) {
+      chain_locked(r, s);
+      unlock(multi);
+      return;
+    }
+  }
   /* One probe (hrace_map_put); a state already there is stale: MPI reused the handle, so its
    * request has completed, and its buffers are the application's again. */
+  s->same = NULL;
   hrace_rs_t *stale = hrace_map_put(&tab, HRACE_HASH_KEY(r), s);
   if (!stale) live_add(1);
+  else if (stale != s) for (hrace_rs_t *t = stale->same; t; t = t->same) live_add(-1);
   unlock(multi);
-  if (stale && stale != s) hrace__rs_buffers_done(stale);
+  if (stale && stale != s) stale_done(stale);
+}
+
+void hrace__rs_put_back(MPI_Request r, hrace_rs_t *s) {
+  bool multi = lock();
+  chain_locked(r, s);
+  unlock(multi);
 }
 
 int hrace__rs_any(void) { return atomic_load_explicit(&live, memory_order_relaxed) != 0; }
@@ -89,13 +127,56 @@ hrace_rs_t *hrace__rs_get(MPI_Request r) {
   return s;
 }
 
+/* Caller holds mu. Out of a chain, the calling thread's newest state (the thread that posted
+ * a request is the one that completes it in practice; MPI allows another, and then the
+ * handle says nothing more), or else the newest. */
+static hrace_rs_t *take_locked(MPI_Request r) {
+  uint64_t key = HRACE_HASH_KEY(r);
+  hrace_rs_t *s = hrace_map_get(&tab, key);
+  if (!s) return NULL;
+  live_add(-1);
+  if (!s->same) {
+    hrace_map_del(&tab, key);
+    return s;
+  }
+  hrace_rs_t **p = &s;
+  for (hrace_rs_t **q = &s; *q; q = &(*q)->same)
+    if ((*q)->owner == (const void *)&ncache) {
+      p = q;
+      break;
+    }
+  hrace_rs_t *t = *p;
+  if (t == s) hrace_map_put(&tab, key, s->same);
+  else *p = t->same;
+  t->same = NULL;
+  return t;
+}
+
 hrace_rs_t *hrace__rs_take(MPI_Request r) {
   if (!hrace__rs_any() || r == MPI_REQUEST_NULL) return NULL;
   bool multi = lock();
-  hrace_rs_t *s = hrace_map_del(&tab, HRACE_HASH_KEY(r));
-  if (s) live_add(-1);
+  hrace_rs_t *s = take_locked(r);
   unlock(multi);
   return s;
+}
+
+/* The array forms (complete.c): one lock pair for all n requests of a Waitany / Testsome /
+ * ..., which a polling loop calls over and over. */
+void hrace__rs_take_n(int n, const MPI_Request r[], hrace_rs_t *out[]) {
+  if (!hrace__rs_any()) {
+    for (int i = 0; i < n; i++) out[i] = NULL;
+    return;
+  }
+  bool multi = lock();
+  for (int i = 0; i < n; i++) out[i] = r[i] == MPI_REQUEST_NULL ? NULL : take_locked(r[i]);
+  unlock(multi);
+}
+
+void hrace__rs_put_n(int n, const MPI_Request r[], hrace_rs_t *const s[]) {
+  bool multi = lock();
+  for (int i = 0; i < n; i++)
+    if (s[i]) chain_locked(r[i], s[i]);
+  unlock(multi);
 }
 
 void hrace__rs_free(hrace_rs_t *s) {

@@ -58,6 +58,11 @@ typedef struct hrace_rs {
   /* The application's buffers in flight (request.h, hrace__nb_track) until this request
    * completes, or NULL. Persistent requests: from each Start. */
   void *nbbuf;
+  /* A handle MPI gives to several requests at once (Open MPI's isend of a message sent at
+   * once returns its one ompi_request_empty to every caller): the other states under it, and
+   * the thread that made this one (hrace__rs_take prefers the caller's own). */
+  struct hrace_rs *same;
+  const void *owner;
   /* Inline storage (no allocation for small messages), not cleared: rs_new sets every field
    * above one by one, so a new field needs its line there. */
   hrace_post_t postmem;
@@ -79,10 +84,19 @@ void *hrace__rs_frame(hrace_rs_t *s, size_t n);
 
 hrace_rs_t *hrace__rs_new(int kind);
 void hrace__rs_free(hrace_rs_t *s);
+/* A new request's state. A state already under r is stale (MPI freed and reused the handle:
+ * its buffers are finished), unless r is complete already: then MPI shares the handle and
+ * both states stay. */
 void hrace__rs_put(MPI_Request r, hrace_rs_t *s);
+/* The state of a request that is still live, back under its handle (never stale). */
+void hrace__rs_put_back(MPI_Request r, hrace_rs_t *s);
 hrace_rs_t *hrace__rs_get(MPI_Request r);               /* NULL if none */
 hrace_rs_t *hrace__rs_take(MPI_Request r);              /* remove and return */
 int hrace__rs_any(void);                                /* cheap: is any state live? */
+/* The same for n handles under one lock: out[i] NULL where none (or MPI_REQUEST_NULL); put_n
+ * puts back like hrace__rs_put_back and skips s[i] == NULL. */
+void hrace__rs_take_n(int n, const MPI_Request r[], hrace_rs_t *out[]);
+void hrace__rs_put_n(int n, const MPI_Request r[], hrace_rs_t *const s[]);
 
 /* Complete the hrace side of a request that MPI reported complete with `st` (never NULL).
  * For persistent requests the state stays (keep). Returns nothing; never fails. */
