@@ -46,6 +46,11 @@ static int covered(const hrace_hdr_t *h, uint32_t ex, hrace_clk_t ec) {
  * side is that address's frames, inlined ones included, up to stack_depth; the senders'
  * callers do not travel. */
 static void report(int src_a, uint64_t site_a, int src_b, uint64_t site_b) {
+  if (src_b < src_a) {   /* the lower rank first: the same race reads the same in every run */
+    int s = src_a;
+    uint64_t t = site_a;
+    src_a = src_b, site_a = site_b, src_b = s, site_b = t;
+  }
   hrace_report_t r = { .kind = "message", .window = NULL, .owner = hrace__proc.rank };
   uintptr_t pa = hrace__site_decode(site_a), pb = hrace__site_decode(site_b);
   hrace__report_side(&r.a, "MPI_Send", src_a, 0, 0, 0, NULL, pa);

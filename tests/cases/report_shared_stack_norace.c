@@ -39,9 +39,11 @@ int main(int argc, char **argv) {
   if (rank == 1) {
     relax(peer, 7);
     MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Barrier(MPI_COMM_WORLD);
   } else {
     MPI_Barrier(MPI_COMM_WORLD);
     seen = cell(mine, 1);
+    MPI_Barrier(MPI_COMM_WORLD);
   }
   MPI_Barrier(MPI_COMM_WORLD);
   MPI_Win_unlock_all(win);

@@ -1,7 +1,7 @@
 /* hrace-test
  * ranks: 2
  * expect: race
- * pair: 22 18
+ * pair: 23 19
  * golden: report_shared_stack
  */
 /* A "local" race between the processes of a shared-memory window (issue 18 item 1): rank 1
@@ -9,7 +9,8 @@
  * MPI_Win_shared_query's pointer, while rank 0 loads its own segment one call deep
  * (main -> cell). The store travels to rank 0 in a forwarded batch; its side of the race must
  * carry its caller chain as deep as the load's side, columns included. The ranks are ordered
- * with PMPI_Barrier, which hrace does not see: a race. Twin: report_shared_stack_norace.c
+ * with PMPI_Barrier, which hrace does not see: a race. (The second one keeps the store's
+ * batch, sent at rank 1's next MPI call, from arriving before the load: one order of sides.) Twin: report_shared_stack_norace.c
  * (MPI_Barrier). Its report is kept in tests/golden/report_shared_stack.*. */
 #include <mpi.h>
 #include <stdio.h>
@@ -41,9 +42,11 @@ int main(int argc, char **argv) {
   if (rank == 1) {
     relax(peer, 7);
     PMPI_Barrier(MPI_COMM_WORLD);
+    PMPI_Barrier(MPI_COMM_WORLD);
   } else {
     PMPI_Barrier(MPI_COMM_WORLD);
     seen = cell(mine, 1);
+    PMPI_Barrier(MPI_COMM_WORLD);
   }
   MPI_Barrier(MPI_COMM_WORLD);
   MPI_Win_unlock_all(win);
