@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "core/mpicode.h"
+#include "core/race.h"
 #include "core/thread.h"
 #include "mpi/posted.h"
 #include "report/compose.h"
@@ -40,10 +41,23 @@ static int covered(const hrace_hdr_t *h, uint32_t ex, hrace_clk_t ec) {
   return hrace__epoch_hb(ex, ec, &v);
 }
 
+/* Both sides are sends made elsewhere: the frame header has room for their code addresses only
+ * (12 bytes, frame.h), which name the same code here (same executable at every rank). Each
+ * side is that address's frames, inlined ones included, up to stack_depth; the senders'
+ * callers do not travel. */
 static void report(int src_a, uint64_t site_a, int src_b, uint64_t site_b) {
+  if (src_b < src_a) {   /* the lower rank first: the same race reads the same in every run */
+    int s = src_a;
+    uint64_t t = site_a;
+    src_a = src_b, site_a = site_b, src_b = s, site_b = t;
+  }
   hrace_report_t r = { .kind = "message", .window = NULL, .owner = hrace__proc.rank };
-  hrace__report_side(&r.a, "MPI_Send", src_a, 0, 0, 0, NULL, hrace__site_decode(site_a));
-  hrace__report_side(&r.b, "MPI_Send", src_b, 0, 0, 0, NULL, hrace__site_decode(site_b));
+  uintptr_t pa = hrace__site_decode(site_a), pb = hrace__site_decode(site_b);
+  hrace__report_side(&r.a, "MPI_Send", src_a, 0, 0, 0, NULL, pa);
+  hrace__report_side(&r.b, "MPI_Send", src_b, 0, 0, 0, NULL, pb);
+  if (hrace__report_seen(&r)) return;
+  hrace__race_side_frames(&r.a, 0, pa);
+  hrace__race_side_frames(&r.b, 0, pb);
   hrace__report_race(&r);
 }
 

@@ -725,6 +725,7 @@ void hrace__report_misuse(uintptr_t ret, const char *fmt, ...) {
     if (ret) {
       sb_printf(&b, " at %s (%s", loc.func, basename_of(loc.file));
       if (loc.line > 0) sb_printf(&b, ":%d", loc.line);
+      if (loc.line > 0 && loc.column > 0) sb_printf(&b, ":%d", loc.column);
       sb_putc(&b, ')');
     }
     sb_putc(&b, '\n');
@@ -740,7 +741,7 @@ void hrace__report_misuse(uintptr_t ret, const char *fmt, ...) {
     sb_json_str(&b, ret ? loc.func : NULL);
     sb_printf(&b, ",\"file\":");
     sb_json_str(&b, ret ? loc.file : NULL);
-    sb_printf(&b, ",\"line\":%d}", ret ? loc.line : 0);
+    sb_printf(&b, ",\"line\":%d,\"column\":%d}", ret ? loc.line : 0, ret ? loc.column : 0);
     json_line(&b);
     free(b.p);
   }

@@ -63,7 +63,8 @@ typedef struct hrace_msg {
 
 /* FWD: per forwarded access, one range (offset in the owner's segment, length) and this.
  * The blob is: uint32_t nviews, uint32_t view_len, hrace_clk_t views[nviews][view_len] (the
- * accessing threads' global clocks), hrace_fwd_meta_t meta[nranges], then the strings. */
+ * accessing threads' global clocks), hrace_fwd_meta_t meta[nranges], then the accesses'
+ * sites (hrace__site_pack: each distinct one once). */
 typedef struct hrace_fwd_meta {
   uint32_t exporter;           /* the accessing thread's clock entry ... */
   hrace_clk_t epoch;           /* ... and its value at the access */
@@ -71,8 +72,8 @@ typedef struct hrace_fwd_meta {
   int32_t thread;
   uint16_t flags, op;
   uint32_t atomic_class;
-  int32_t line;
-  uint32_t func, file;         /* offsets of NUL-terminated strings in the blob's string part */
+  uint32_t site, site_len;     /* the access's packed site with its caller chain: offset and
+                                  length in the blob's site part */
 } hrace_fwd_meta_t;
 
 /* Build / send / parse. */

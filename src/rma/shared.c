@@ -25,6 +25,7 @@ typedef struct fwd {           /* one batched access (a run of them, coalesced) 
   uint16_t flags, op;
   uint32_t atomic_class;
   uintptr_t pc;
+  uint32_t stack;              /* the caller chain (core/stack.h), taken once per entry */
 } fwd_t;
 
 typedef struct hrace_peer {
@@ -74,37 +75,33 @@ static void send_batch(hrace_peer_t *p) {
   hrace_fwd_meta_t *meta = malloc(n * sizeof *meta);
   size_t scap = 1024, slen = 0;
   char *strs = malloc(scap);
-  const char **seen = malloc(2 * n * sizeof *seen);
-  uint32_t *seen_at = malloc(2 * n * sizeof *seen_at);
+  const hrace_srcloc_t **seen = malloc(n * sizeof *seen);
+  uint32_t *seen_at = malloc(n * sizeof *seen_at);
   unsigned nseen = 0;
   if (!ranges || !meta || !strs || !seen || !seen_at) abort();
   for (unsigned i = 0; i < n; i++) {
     const fwd_t *e = &p->pend[i];
-    hrace_srcloc_t loc;
-    hrace__symbolize(e->pc, &loc);
+    /* The access's site with its caller chain, as deep as the owner's report shows its own
+     * side (stack_depth frames, inlined ones included); sites are interned: compare pointers. */
+    const hrace_srcloc_t *site = hrace__site_here(e->stack, e->pc);
+    uint32_t plen;
+    const void *packed = hrace__site_pack(site, &plen);
+    unsigned j = 0;
+    while (j < nseen && seen[j] != site) j++;
+    if (j == nseen) {
+      while (slen + plen > scap) scap *= 2;
+      if (!(strs = realloc(strs, scap))) abort();
+      memcpy(strs + slen, packed, plen);
+      seen[nseen] = site;
+      seen_at[nseen++] = (uint32_t)slen;
+      slen += plen;
+    }
     ranges[2 * i] = e->off;
     ranges[2 * i + 1] = e->len;
     meta[i] = (hrace_fwd_meta_t){ .exporter = e->exporter, .epoch = e->epoch, .view = e->view,
                                   .thread = e->thread, .flags = e->flags, .op = e->op,
-                                  .atomic_class = e->atomic_class, .line = loc.line };
-    const char *s2[2] = { loc.func, loc.file };
-    uint32_t at[2];
-    for (int k = 0; k < 2; k++) {       /* the symbolizer interns strings: compare pointers */
-      unsigned j = 0;
-      while (j < nseen && seen[j] != s2[k]) j++;
-      if (j == nseen) {
-        size_t len = strlen(s2[k]) + 1;
-        while (slen + len > scap) scap *= 2;
-        if (!(strs = realloc(strs, scap))) abort();
-        memcpy(strs + slen, s2[k], len);
-        seen[nseen] = s2[k];
-        seen_at[nseen++] = (uint32_t)slen;
-        slen += len;
-      }
-      at[k] = seen_at[j];
-    }
-    meta[i].func = at[0];
-    meta[i].file = at[1];
+                                  .atomic_class = e->atomic_class, .site = seen_at[j],
+                                  .site_len = plen };
   }
   uint32_t head[2] = { p->nviews, hrace__clock_len() };
   size_t vbytes = (size_t)head[0] * head[1] * sizeof(hrace_clk_t);
@@ -183,6 +180,8 @@ void hrace__shared_access(void *peer, uintptr_t addr, uintptr_t len, uint16_t fl
     p->cap = p->cap ? 2 * p->cap : 64;
     if (!(p->pend = realloc(p->pend, p->cap * sizeof *p->pend))) abort();
   }
+  /* A new entry (not a loop's next element): its caller chain, interned once per entry. */
+  e.stack = hrace__stack_capture_hook ? hrace__stack_capture_hook(pc) : 0;
   p->pend[p->npend++] = e;
   atomic_store_explicit(&hrace__fwd_pending, 1, memory_order_relaxed);
   if (p->npend >= BATCH_MAX) {
@@ -286,13 +285,14 @@ void hrace__shared_apply(hrace_win_t *w, const hrace_msg_t *h, const uint64_t *r
   if (h->blob_len < sizeof head + vbytes + mbytes) return;
   const hrace_clk_t *views = (const hrace_clk_t *)(blob + sizeof head);
   const hrace_fwd_meta_t *meta = (const hrace_fwd_meta_t *)(blob + sizeof head + vbytes);
-  const char *strs = blob + sizeof head + vbytes + mbytes;
+  const char *sites = blob + sizeof head + vbytes + mbytes;
   size_t slen = h->blob_len - (sizeof head + vbytes + mbytes);
-  if (!slen || strs[slen - 1]) return;
   for (uint32_t i = 0; i < h->nranges; i++) {
     const hrace_fwd_meta_t *m = &meta[i];
-    if (m->func >= slen || m->file >= slen || m->view >= head[0]) continue;
-    const void *loc = hrace__site_intern(strs + m->func, strs + m->file, m->line);
+    if (m->site > slen || m->site_len > slen - m->site || m->view >= head[0]) continue;
+    /* Interned: the batch's entries from one site get the same pointer (and descriptor). */
+    const void *loc = hrace__site_unpack(sites + m->site, m->site_len);
+    if (!loc) continue;
     /* Checked as seen from the accessing thread at the time of the access: its global
      * clock, no local part (this is another process). */
     hrace_vc_t view = { .n = head[1], .c = (hrace_clk_t *)(views + (size_t)m->view * head[1]) };
