@@ -241,22 +241,25 @@ void hrace__nbc_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int re
   done(&p_, *request, "MPI_Ireduce_scatter_block", pc);
 }
 
-void hrace__nbc_Iscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
-                      MPI_Op op, MPI_Comm comm, MPI_Request *request, uintptr_t pc) {
-  (void)op;
+/* Scans: each rank's send buffer is read, its receive buffer written, count elements each. */
+static void scan_like(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                      MPI_Comm comm, MPI_Request *request, const char *fn, uintptr_t pc) {
   BEGIN(comm);
   add(&p_, sendbuf, 0, count, datatype, 0);
   add(&p_, recvbuf, 0, count, datatype, 1);
-  done(&p_, *request, "MPI_Iscan", pc);
+  done(&p_, *request, fn, pc);
+}
+
+void hrace__nbc_Iscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                      MPI_Op op, MPI_Comm comm, MPI_Request *request, uintptr_t pc) {
+  (void)op;
+  scan_like(sendbuf, recvbuf, count, datatype, comm, request, "MPI_Iscan", pc);
 }
 
 void hrace__nbc_Iexscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
                         MPI_Op op, MPI_Comm comm, MPI_Request *request, uintptr_t pc) {
   (void)op;
-  BEGIN(comm);
-  add(&p_, sendbuf, 0, count, datatype, 0);
-  add(&p_, recvbuf, 0, count, datatype, 1);
-  done(&p_, *request, "MPI_Iexscan", pc);
+  scan_like(sendbuf, recvbuf, count, datatype, comm, request, "MPI_Iexscan", pc);
 }
 
 #define NEIGHBOURS(comm)                                                   \
