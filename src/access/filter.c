@@ -136,24 +136,25 @@ static void fix_maxhi(arr_t *ar, unsigned i, unsigned n) {
   }
 }
 
-/* Set the bounds [lo, hi) (slack applied here) in both halves of the gate. Widen to everything
- * first, so that a reader who sees the new lo with the old span never misses a live range,
- * then narrow; the callbacks' span stays all ones while the history records. */
+/* Set the bounds [lo, hi) (slack applied here) in both halves of the gate: two plain stores
+ * each, whatever a reader in between sees covers every range live throughout (filter.h); the
+ * callbacks' bounds stay everything while the history records. */
 static void set_gate(uintptr_t lo, uintptr_t hi) {
   lo = lo > HRACE_FILTER_SLACK ? lo - HRACE_FILTER_SLACK : 0;
-  int hist = LD(hrace__gate.history);
-  atomic_store_explicit(&hrace__gate.tspan, UINTPTR_MAX, memory_order_release);
-  atomic_store_explicit(&hrace__gate.span, UINTPTR_MAX, memory_order_release);
   atomic_store_explicit(&hrace__gate.tlo, lo, memory_order_release);
+  atomic_store_explicit(&hrace__gate.thi, hi, memory_order_release);
+  if (LD(hrace__gate.history)) return;
   atomic_store_explicit(&hrace__gate.lo, lo, memory_order_release);
-  atomic_store_explicit(&hrace__gate.tspan, hi - lo, memory_order_release);
-  if (!hist) atomic_store_explicit(&hrace__gate.span, hi - lo, memory_order_release);
+  atomic_store_explicit(&hrace__gate.hi, hi, memory_order_release);
 }
 
 static void publish_gate(arr_t *ar, unsigned n) {
-  if (!n) {
-    atomic_store_explicit(&hrace__gate.tspan, 0, memory_order_release);
-    if (!LD(hrace__gate.history)) atomic_store_explicit(&hrace__gate.span, 0, memory_order_release);
+  if (!n) {   /* nothing tracked: an empty [0, 0) */
+    atomic_store_explicit(&hrace__gate.thi, 0, memory_order_release);
+    atomic_store_explicit(&hrace__gate.tlo, 0, memory_order_release);
+    if (LD(hrace__gate.history)) return;
+    atomic_store_explicit(&hrace__gate.hi, 0, memory_order_release);
+    atomic_store_explicit(&hrace__gate.lo, 0, memory_order_release);
     return;
   }
   set_gate(LD(ar->e[0].lo), LD(ar->e[n - 1].maxhi));
@@ -161,7 +162,8 @@ static void publish_gate(arr_t *ar, unsigned n) {
 
 void hrace__filter_history_on(void) {
   pthread_mutex_lock(&mu);
-  atomic_store_explicit(&hrace__gate.span, UINTPTR_MAX, memory_order_release);
+  atomic_store_explicit(&hrace__gate.lo, 0, memory_order_release);
+  atomic_store_explicit(&hrace__gate.hi, UINTPTR_MAX, memory_order_release);
   atomic_store_explicit(&hrace__gate.history, 1, memory_order_release);
   pthread_mutex_unlock(&mu);
 }

@@ -43,33 +43,39 @@ typedef struct hrace_range {
 } hrace_range_t;
 
 /* What every access callback reads, alone in its cache line: an address misses iff
- * a - lo >= span. While the history of plain memory records (history.h: more than one thread
- * runs instrumented code), span is all ones, so every access goes on to the out-of-line part,
- * which tests the tracked ranges' own bounds (tlo, tspan; lo shifted down by the slack in both).
- * Folding the history flag into span keeps the miss at two loads and a compare: a third load
- * and test cost 0.3-1 ns more per access (bench/access, loop of 8-byte stores). Written only
- * when a range comes or goes and when the history starts (under the filter's mutex). */
+ * a - lo >= hi - lo. While the history of plain memory records (history.h: more than one thread
+ * runs instrumented code), [lo, hi) is everything, so every access goes on to the out-of-line
+ * part, which tests the tracked ranges' own bounds (tlo, thi; lo shifted down by the slack in
+ * both). Folding the history flag into the bounds keeps the miss at two loads and a compare: a
+ * third load and test cost 0.3-1 ns more per access (bench/access, loop of 8-byte stores).
+ * Bounds, not a base and a span: a writer stores lo and hi one after the other, and a reader may
+ * see any mix of old and new values; every such mix still covers each range live throughout
+ * (each lo is at or below it, each hi at or above it), where a base with a span did not (a base
+ * read before a change with the span read after it shut a live range out: test_access_filter,
+ * 2 of 2 000 000 reads under load). A mix with lo above hi lets everything through, to the
+ * exact check. Written only when a range comes or goes and when the history starts (under the
+ * filter's mutex). */
 typedef struct __attribute__((aligned(64))) hrace_gate {
-  _Atomic uintptr_t lo, span;
-  _Atomic uintptr_t tlo, tspan;
+  _Atomic uintptr_t lo, hi;
+  _Atomic uintptr_t tlo, thi;
   _Atomic int history;
 } hrace_gate_t;
 extern hrace_gate_t hrace__gate;
 
 static inline bool hrace__filter_maybe(uintptr_t a) {
-  return a - atomic_load_explicit(&hrace__gate.lo, memory_order_relaxed) <
-         atomic_load_explicit(&hrace__gate.span, memory_order_relaxed);
+  uintptr_t lo = atomic_load_explicit(&hrace__gate.lo, memory_order_relaxed);
+  return a - lo < atomic_load_explicit(&hrace__gate.hi, memory_order_relaxed) - lo;
 }
 /* For accesses of arbitrary length (memcpy, range accesses): does [a, a+len) meet the bounds? */
 static inline bool hrace__filter_maybe_range(uintptr_t a, size_t len) {
   uintptr_t lo = atomic_load_explicit(&hrace__gate.lo, memory_order_relaxed);
-  uintptr_t span = atomic_load_explicit(&hrace__gate.span, memory_order_relaxed);
+  uintptr_t span = atomic_load_explicit(&hrace__gate.hi, memory_order_relaxed) - lo;
   return a - lo < span || (a < lo && a + len > lo);
 }
 /* The same against the tracked ranges' bounds only (after the gate let an access through). */
 static inline bool hrace__filter_tracked(uintptr_t a, size_t len) {
   uintptr_t lo = atomic_load_explicit(&hrace__gate.tlo, memory_order_relaxed);
-  uintptr_t span = atomic_load_explicit(&hrace__gate.tspan, memory_order_relaxed);
+  uintptr_t span = atomic_load_explicit(&hrace__gate.thi, memory_order_relaxed) - lo;
   return a - lo < span || (a < lo && a + len > lo);
 }
 static inline bool hrace__filter_history(void) {

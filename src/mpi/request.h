@@ -9,6 +9,7 @@
 #ifndef HRACE_MPI_REQUEST_H
 #define HRACE_MPI_REQUEST_H
 #include <mpi.h>
+#include <stddef.h>
 #include <stdint.h>
 
 /* `status` may be MPI_STATUS_IGNORE-like NULL when the caller ignored it. Runs on the thread

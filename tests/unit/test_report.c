@@ -147,7 +147,7 @@ int main(void) {
                 "\"message\":\"MPI_Put outside an epoch on \\\"win0\\\"\",\"func\":\"main\",",
       "diagnostic");
   char want[128];
-  snprintf(want, sizeof want, "test_report.c\",\"line\":%d}", misuse_line);
+  snprintf(want, sizeof want, "test_report.c\",\"line\":%d,\"column\":", misuse_line);
   has(lines[3], want, "diagnostic location");
   has(lines[4], "\"id\":3,\"rank\":0,\"kind\":\"rma-rma\"", "race 3: other kind, same lines");
   has(lines[5], "{\"type\":\"race-count\",\"id\":1,\"rank\":0,\"count\":3}", "dedup count");
@@ -171,7 +171,7 @@ int main(void) {
             "==hrace==   (neither access is ordered before the other by MPI or OpenMP "
             "synchronisation)\n", "text race without the optional parts");
   snprintf(want, sizeof want, "hrace: rank 0: error: MPI_Put outside an epoch on \"win0\" at main "
-           "(test_report.c:%d)\n", misuse_line);
+           "(test_report.c:%d:", misuse_line);
   has(text, want, "text diagnostic");
   has(text, "max_reports=3 reached", "text limit note");
   has(text, "hrace: rank 0: 4 distinct race(s) reported", "text summary");
