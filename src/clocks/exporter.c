@@ -38,10 +38,15 @@ typedef struct exporter {
    * and the releasing context's local entry and time, which a taker must be ordered after. */
   hrace_clk_t next, rel_time;
   uint32_t rel_idx;
+  /* The latest publication on the slot (under mu), kept for the last slot of a process whose
+   * threads may all call MPI (lockstep): a thread that starts sharing the slot numbers its
+   * publications after it and joins the knowledge its run implies there. */
+  hrace_clk_t last_k;
 } exporter_t;
 
 #define MAX_SLOTS 64
 static int my_rank = 0, nprocs = 1, nslots = 1;
+static bool multi;   /* threads other than the first may call MPI (exporter.h) */
 static exporter_t ex[MAX_SLOTS];
 static _Atomic int used_slots;
 static pthread_mutex_t assign_mu = PTHREAD_MUTEX_INITIALIZER;
@@ -49,14 +54,16 @@ static int warned;
 _Atomic unsigned hrace__exporters_gen;   /* init calls and slots becoming shared */
 static _Atomic bool shared[MAX_SLOTS];   /* used by more than one thread */
 
-void hrace__exporters_init(int rank, int np, int slots) {
+void hrace__exporters_init(int rank, int np, int slots, bool threads) {
   my_rank = rank;
+  multi = threads;
   nprocs = np > 0 ? np : 1;
   nslots = slots < 1 ? 1 : slots > MAX_SLOTS ? MAX_SLOTS : slots;
   for (int i = 0; i < MAX_SLOTS; i++) {
     if (!ex[i].h) pthread_mutex_init(&ex[i].mu, NULL);
     if (i >= atomic_load(&used_slots)) {
       ex[i].tid = -1;
+      ex[i].last_k = 0;
       atomic_store(&shared[i], false);
     }
   }
@@ -153,7 +160,6 @@ static bool in_run(const snap_t *r, hrace_clk_t k, const hrace_vc_t *l, uint32_t
   return true;
 }
 
-/* A new run entry (out of line: the run usually continues, and that check needs no frame). */
 /* Add s to x's history; the caller holds x->mu. */
 static void push(exporter_t *x, snap_t s) {
   if (x->nh == x->caph) {
@@ -164,31 +170,40 @@ static void push(exporter_t *x, snap_t s) {
   x->h[x->nh++] = s;
 }
 
-static __attribute__((noinline)) void append(exporter_t *x, hrace_clk_t k, const hrace_vc_t *l,
-                                             uint32_t own) {
+static snap_t snap_copy(hrace_clk_t k, const hrace_vc_t *l, uint32_t own) {
   hrace_clk_t *c = malloc((l->n ? l->n : 1) * sizeof *c);
   if (!c) abort();
   if (l->n) memcpy(c, l->c, l->n * sizeof *c);
+  return (snap_t){ k, own, own < l->n ? l->c[own] : 0, l->n, c };
+}
+
+static __attribute__((noinline)) void append(exporter_t *x, hrace_clk_t k, const hrace_vc_t *l,
+                                             uint32_t own) {
+  snap_t s = snap_copy(k, l, own);
   pthread_mutex_lock(&x->mu);
-  push(x, (snap_t){ k, own, own < l->n ? l->c[own] : 0, l->n, c });
+  push(x, s);
   pthread_mutex_unlock(&x->mu);
 }
 
 static hrace_clk_t snap_at(const snap_t *s, hrace_clk_t k, uint32_t i);
 
-/* A publication on a shared slot: threads that share an entry number their publications in
- * one sequence (each thread's own count may lag behind the others'), so k is raised above the
- * last snapshot's; and each snapshot joins the one before it, since a receiver's clock keeps
- * only the largest value it heard on the entry: the snapshot at that value must cover what
- * every earlier publication on the entry covered. Otherwise a receiver that heard thread A's
- * publication and then thread B's later one would lose A's knowledge and report A's accesses as
- * unordered (a false race; hyb_tail_threads_norace with fewer slots than threads). The join
- * over-approximates, which is what sharing a slot means (exporter.h). Returns k as published. */
+/* A publication on a shared slot (the caller holds x->mu): threads that share an entry number
+ * their publications in one sequence (each thread's own count may lag behind the others'), so k
+ * is raised above the slot's latest publication; and each snapshot joins the knowledge the slot
+ * had there, since a receiver's clock keeps only the largest value it heard on the entry: the
+ * snapshot at that value must cover what every earlier publication on the entry covered.
+ * Otherwise a receiver that heard thread A's publication and then thread B's later one would
+ * lose A's knowledge and report A's accesses as unordered (a false race;
+ * hyb_tail_threads_norace with fewer slots than threads). The latest publication may lie past
+ * the last entry, in its run: x->last_k says where (lockstep slots), and the run's knowledge
+ * there is joined. The join over-approximates, which is what sharing a slot means (exporter.h).
+ * Returns k as published. */
 static __attribute__((noinline, cold)) hrace_clk_t append_shared(exporter_t *x, hrace_clk_t k,
                                                                   const hrace_vc_t *l, uint32_t own) {
-  pthread_mutex_lock(&x->mu);
   const snap_t *p = x->nh ? &x->h[x->nh - 1] : NULL;
-  if (p && k <= p->k) k = p->k + 1;
+  hrace_clk_t at = p ? p->k : 0;
+  if (p && x->last_k > at) at = x->last_k;
+  if (p && k <= at) k = at + 1;
   uint32_t n = l->n;
   if (p && p->n > n) n = p->n;
   if (p && p->own + 1 > n) n = p->own + 1;
@@ -196,10 +211,31 @@ static __attribute__((noinline, cold)) hrace_clk_t append_shared(exporter_t *x, 
   hrace_clk_t *c = calloc(n, sizeof *c);
   if (!c) abort();
   for (uint32_t i = 0; i < n; i++) {
-    hrace_clk_t a = i < l->n ? l->c[i] : 0, b = p ? snap_at(p, p->k, i) : 0;
+    hrace_clk_t a = i < l->n ? l->c[i] : 0, b = p ? snap_at(p, at, i) : 0;
     c[i] = a > b ? a : b;
   }
   push(x, (snap_t){ k, own, c[own], n, c });
+  return k;
+}
+
+/* A publication on a lockstep slot: the last slot of a process whose threads may all call MPI,
+ * the one a thread shares when it finds every slot held (hrace__exporter_of). Its owner records
+ * every publication under the mutex, run or not, so the moment the slot becomes shared cannot
+ * fall between the owner's look at `shared` and its publication: a sharer's append_shared takes
+ * the same mutex, and either sees the owner's publication in last_k (and numbers its own after
+ * it) or comes first, and then the owner sees `shared` and appends a shared snapshot itself.
+ * (With a lock-free run the sharer numbered its publication inside the owner's run and hid its
+ * later publications' knowledge: case-shared-slot/hyb_tail_threads_norace, a false race in 1 of
+ * ~14 runs on MPICH; tests/unit/test_clock_exporter.c.) Costs a lock per publication of the
+ * thread holding the last slot only. */
+static hrace_clk_t append_lockstep(exporter_t *x, hrace_clk_t k, const hrace_vc_t *l,
+                                   uint32_t own) {
+  pthread_mutex_lock(&x->mu);
+  if (atomic_load_explicit(&shared[x - ex], memory_order_relaxed))
+    k = append_shared(x, k, l, own);
+  else if (!(x->nh && k >= x->h[x->nh - 1].k && in_run(&x->h[x->nh - 1], k, l, own)))
+    push(x, snap_copy(k, l, own));
+  if (k > x->last_k) x->last_k = k;
   pthread_mutex_unlock(&x->mu);
   return k;
 }
@@ -207,8 +243,14 @@ static __attribute__((noinline, cold)) hrace_clk_t append_shared(exporter_t *x, 
 bool hrace__exporter_snapshot(uint32_t e, hrace_clk_t *k, const hrace_vc_t *l, uint32_t own) {
   exporter_t *x = own_exporter_cached(e);
   if (!x) return false;
+  if (multi && x == &ex[nslots - 1]) {
+    *k = append_lockstep(x, *k, l, own);
+    return false;
+  }
   if (atomic_load_explicit(&shared[x - ex], memory_order_acquire)) {
+    pthread_mutex_lock(&x->mu);
     *k = append_shared(x, *k, l, own);
+    pthread_mutex_unlock(&x->mu);
     return false;
   }
   /* Only this thread appends, so it may read its last entry without the lock. */

@@ -24,9 +24,13 @@
 #include <stdint.h>
 #include "clocks/vc.h"
 
-/* rank / nprocs of this process; `slots` exporters per rank (>= 1). Before this is called
- * (no MPI yet) every thread is exporter index of slot 0 of rank 0 with nprocs 1. */
-void hrace__exporters_init(int rank, int nprocs, int slots);
+/* rank / nprocs of this process; `slots` exporters per rank (>= 1); `threads`: threads other
+ * than the first may call MPI (a thread level above MPI_THREAD_FUNNELED), so the last slot may
+ * become shared while its owner publishes, and its publications are recorded under its mutex
+ * (exporter.c, append_lockstep). Below that level a second MPI-calling thread is the program's
+ * error; it shares the slot as well, approximately. Before this is called (no MPI yet) every
+ * thread is exporter index of slot 0 of rank 0 with nprocs 1. */
+void hrace__exporters_init(int rank, int nprocs, int slots, bool threads);
 /* Length of the global clock part: nprocs * slots. */
 uint32_t hrace__exporters_len(void);
 /* The global entry of local thread `tid`, whose context's local clock is l, assigning it a
@@ -47,7 +51,9 @@ void hrace__exporter_release(uint32_t e, hrace_clk_t next, uint32_t idx, hrace_c
  * be raised (their publications are numbered in one sequence) and the snapshot joins the one
  * before it. Returns true when e's history is this thread's alone: then a later publication
  * (k + i, l with l[own] + i and nothing else changed) is implied by the history as it stands,
- * and the caller may skip the call for it while hrace__exporters_gen is unchanged. */
+ * and the caller may skip the call for it while hrace__exporters_gen is unchanged. Never true
+ * for the last slot of a process whose threads may all call MPI: each of its publications is
+ * recorded, so a thread that starts sharing it numbers its own after them. */
 bool hrace__exporter_snapshot(uint32_t e, hrace_clk_t *k, const hrace_vc_t *l, uint32_t own);
 /* Bumped by hrace__exporters_init (entries renumbered) and when a slot becomes shared. */
 extern _Atomic unsigned hrace__exporters_gen;

@@ -126,7 +126,7 @@ void hrace__runtime_mpi_init(int rank, int size, int required) {
                 "MPI calls share the last, and races among them may be missed "
                 "(HRACE_OPTIONS=exporters=N or clock_budget=N changes it)",
                 size, all[1], 4 * (long)size * all[1], slots);
-  hrace__exporters_init(rank, size, (int)slots);
+  hrace__exporters_init(rank, size, (int)slots, required > MPI_THREAD_FUNNELED);
   hrace__proc.clock_len = hrace__exporters_len();
   hrace__proc.wire_len = ws < 0 ? 0 : ws == 0 || ws >= slots ? hrace__proc.clock_len : (uint32_t)(size * ws);
 }
