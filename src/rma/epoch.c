@@ -1,5 +1,5 @@
-/* RMA synchronisation: passive target (lock / unlock, lock_all / unlock_all, flush*) and fence.
- * Edges (docs/rma.md, "Synchronisation"):
+/* RMA synchronisation: passive target (lock / unlock, lock_all / unlock_all, flush*) and fence
+ * (the handlers of their generated wrappers, wrappers.def class "epoch"). Edges (docs/rma.md, "Synchronisation"):
  *
  *   call                 clock action                               completion
  *   lock(type, t)        token from t's progress thread; join the   -
@@ -28,6 +28,7 @@
 #include "rma/buffers.h"
 #include "rma/protocol.h"
 #include "rma/rma.h"
+#include "wrappers.h"
 
 /* Take the token of `type` at each target in [lo, hi) and join what it releases. */
 static void acquire(hrace_win_t *w, int lo, int hi, uint32_t type) {
@@ -64,12 +65,11 @@ static void release(hrace_win_t *w, int lo, int hi, const char *why) {
 
 static int valid_target(const hrace_win_t *w, int target) { return target >= 0 && target < w->gsize; }
 
-HRACE_EXPORT int MPI_Win_lock(int type, int target, int assert, MPI_Win win) {
-  HRACE_ENTER();
-  hrace_win_t *w = HRACE_ACTIVE() ? hrace__win_of(win) : NULL;
+int hrace__h_win_lock(int type, int target, int assert, MPI_Win win, int active, uintptr_t ret) {
+  hrace_win_t *w = active ? hrace__win_of(win) : NULL;
   int ok = w && valid_target(w, target) && (type == MPI_LOCK_EXCLUSIVE || type == MPI_LOCK_SHARED);
   if (ok && (w->lock[target] || w->lock_all)) {
-    hrace__report_misuse(HRACE_CALLER(), "MPI_Win_lock on rank %d of window %s, which this "
+    hrace__report_misuse(hrace__caller(ret), "MPI_Win_lock on rank %d of window %s, which this "
                          "process has locked already", target, w->name);
     ok = 0;
   }
@@ -80,31 +80,27 @@ HRACE_EXPORT int MPI_Win_lock(int type, int target, int assert, MPI_Win win) {
     w->lock[target] = (uint8_t)t;
     if (rc != MPI_SUCCESS) release(w, target, target + 1, "failed MPI_Win_lock");
   }
-  HRACE_LEAVE();
   return rc;
 }
 
-HRACE_EXPORT int MPI_Win_unlock(int target, MPI_Win win) {
-  HRACE_ENTER();
-  hrace_win_t *w = HRACE_ACTIVE() ? hrace__win_of(win) : NULL;
+int hrace__h_win_unlock(int target, MPI_Win win, int active, uintptr_t ret) {
+  hrace_win_t *w = active ? hrace__win_of(win) : NULL;
   int held = w && valid_target(w, target) && w->lock[target] && !w->lock_all;
   if (w && valid_target(w, target) && !held)
-    hrace__report_misuse(HRACE_CALLER(), "MPI_Win_unlock of rank %d on window %s without a "
+    hrace__report_misuse(hrace__caller(ret), "MPI_Win_unlock of rank %d on window %s without a "
                          "matching MPI_Win_lock", target, w->name);
   int rc = PMPI_Win_unlock(target, win);
   if (held && rc == MPI_SUCCESS) release(w, target, target + 1, "MPI_Win_unlock");
-  HRACE_LEAVE();
   return rc;
 }
 
-HRACE_EXPORT int MPI_Win_lock_all(int assert, MPI_Win win) {
-  HRACE_ENTER();
-  hrace_win_t *w = HRACE_ACTIVE() ? hrace__win_of(win) : NULL;
+int hrace__h_win_lock_all(int assert, MPI_Win win, int active, uintptr_t ret) {
+  hrace_win_t *w = active ? hrace__win_of(win) : NULL;
   if (w) {
     int locked = w->lock_all;
     for (int t = 0; t < w->gsize && !locked; t++) locked = w->lock[t] != HRACE_LOCK_NONE;
     if (locked) {
-      hrace__report_misuse(HRACE_CALLER(), "MPI_Win_lock_all on window %s while this process "
+      hrace__report_misuse(hrace__caller(ret), "MPI_Win_lock_all on window %s while this process "
                            "holds a lock on it", w->name);
       w = NULL;
     }
@@ -116,15 +112,13 @@ HRACE_EXPORT int MPI_Win_lock_all(int assert, MPI_Win win) {
     if (rc == MPI_SUCCESS) w->lock_all = 1;
     else release(w, 0, w->gsize, "failed MPI_Win_lock_all");
   }
-  HRACE_LEAVE();
   return rc;
 }
 
-HRACE_EXPORT int MPI_Win_unlock_all(MPI_Win win) {
-  HRACE_ENTER();
-  hrace_win_t *w = HRACE_ACTIVE() ? hrace__win_of(win) : NULL;
+int hrace__h_win_unlock_all(MPI_Win win, int active, uintptr_t ret) {
+  hrace_win_t *w = active ? hrace__win_of(win) : NULL;
   if (w && !w->lock_all) {
-    hrace__report_misuse(HRACE_CALLER(), "MPI_Win_unlock_all on window %s without MPI_Win_lock_all", w->name);
+    hrace__report_misuse(hrace__caller(ret), "MPI_Win_unlock_all on window %s without MPI_Win_lock_all", w->name);
     w = NULL;
   }
   int rc = PMPI_Win_unlock_all(win);
@@ -132,7 +126,6 @@ HRACE_EXPORT int MPI_Win_unlock_all(MPI_Win win) {
     release(w, 0, w->gsize, "MPI_Win_unlock_all");
     w->lock_all = 0;
   }
-  HRACE_LEAVE();
   return rc;
 }
 
@@ -154,39 +147,31 @@ static hrace_win_t *flush_window(MPI_Win win, int target, const char *what, uint
   return w;
 }
 
-HRACE_EXPORT int MPI_Win_flush(int target, MPI_Win win) {
-  HRACE_ENTER();
-  hrace_win_t *w = HRACE_ACTIVE() ? flush_window(win, target, "MPI_Win_flush", HRACE_CALLER()) : NULL;
+int hrace__h_win_flush(int target, MPI_Win win, int active, uintptr_t ret) {
+  hrace_win_t *w = active ? flush_window(win, target, "MPI_Win_flush", hrace__caller(ret)) : NULL;
   int rc = PMPI_Win_flush(target, win);
   if (w && rc == MPI_SUCCESS) hrace__rma_complete(w, target);
-  HRACE_LEAVE();
   return rc;
 }
 
-HRACE_EXPORT int MPI_Win_flush_all(MPI_Win win) {
-  HRACE_ENTER();
-  hrace_win_t *w = HRACE_ACTIVE() ? flush_window(win, -1, "MPI_Win_flush_all", HRACE_CALLER()) : NULL;
+int hrace__h_win_flush_all(MPI_Win win, int active, uintptr_t ret) {
+  hrace_win_t *w = active ? flush_window(win, -1, "MPI_Win_flush_all", hrace__caller(ret)) : NULL;
   int rc = PMPI_Win_flush_all(win);
   if (w && rc == MPI_SUCCESS) hrace__rma_complete(w, -1);
-  HRACE_LEAVE();
   return rc;
 }
 
-HRACE_EXPORT int MPI_Win_flush_local(int target, MPI_Win win) {
-  HRACE_ENTER();
-  hrace_win_t *w = HRACE_ACTIVE() ? flush_window(win, target, "MPI_Win_flush_local", HRACE_CALLER()) : NULL;
+int hrace__h_win_flush_local(int target, MPI_Win win, int active, uintptr_t ret) {
+  hrace_win_t *w = active ? flush_window(win, target, "MPI_Win_flush_local", hrace__caller(ret)) : NULL;
   int rc = PMPI_Win_flush_local(target, win);
   if (w && rc == MPI_SUCCESS) hrace__rma_complete_local(w, target);
-  HRACE_LEAVE();
   return rc;
 }
 
-HRACE_EXPORT int MPI_Win_flush_local_all(MPI_Win win) {
-  HRACE_ENTER();
-  hrace_win_t *w = HRACE_ACTIVE() ? flush_window(win, -1, "MPI_Win_flush_local_all", HRACE_CALLER()) : NULL;
+int hrace__h_win_flush_local_all(MPI_Win win, int active, uintptr_t ret) {
+  hrace_win_t *w = active ? flush_window(win, -1, "MPI_Win_flush_local_all", hrace__caller(ret)) : NULL;
   int rc = PMPI_Win_flush_local_all(win);
   if (w && rc == MPI_SUCCESS) hrace__rma_complete_local(w, -1);
-  HRACE_LEAVE();
   return rc;
 }
 
@@ -206,14 +191,13 @@ static void fence_publish(hrace_win_t *w) {
   hrace__signal_done("MPI_Win_fence(MPI_MODE_NOPRECEDE)");
 }
 
-HRACE_EXPORT int MPI_Win_fence(int assert, MPI_Win win) {
-  HRACE_ENTER();
-  hrace_win_t *w = HRACE_ACTIVE() ? hrace__win_of(win) : NULL;
+int hrace__h_win_fence(int assert, MPI_Win win, int active, uintptr_t ret) {
+  hrace_win_t *w = active ? hrace__win_of(win) : NULL;
   if (w && (assert & MPI_MODE_NOPRECEDE)) {
     int pending = 0;
     for (int t = 0; t < w->gsize; t++) pending |= w->dirty[t];
     if (pending)
-      hrace__report_misuse(HRACE_CALLER(), "MPI_Win_fence(MPI_MODE_NOPRECEDE) on window %s, "
+      hrace__report_misuse(hrace__caller(ret), "MPI_Win_fence(MPI_MODE_NOPRECEDE) on window %s, "
                            "but this process issued RMA operations since the previous fence "
                            "(the assertion says none are to be completed)", w->name);
   }
@@ -228,6 +212,5 @@ HRACE_EXPORT int MPI_Win_fence(int assert, MPI_Win win) {
     }
     w->fence_epoch = !(assert & MPI_MODE_NOSUCCEED);
   }
-  HRACE_LEAVE();
   return rc;
 }
