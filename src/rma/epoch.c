@@ -65,10 +65,57 @@ static void release(hrace_win_t *w, int lo, int hi, const char *why) {
 
 static int valid_target(const hrace_win_t *w, int target) { return target >= 0 && target < w->gsize; }
 
+/* What each call needs of the origin's epoch state on w (MPI-3.1 Sec. 11.5; target -1: every
+ * rank, for flush_all / flush_local_all), and what the handlers change after the real call:
+ *
+ *   call              valid when                                   then
+ *   lock(t)           t not locked, not in lock_all                lock[t] = type
+ *   unlock(t)         lock[t] held, not in lock_all                lock[t] = NONE, dirty[t] = 0
+ *   lock_all          no lock held at all                          lock[*] = SHARED, lock_all
+ *   unlock_all        in lock_all                                  lock[*] = NONE, !lock_all
+ *   flush*(t)         lock_all or lock[t] (-1: any lock)           dirty[t] = 0 (flush, not _local)
+ *   fence(NOPRECEDE)  no dirty[t]: nothing issued to complete      fence_epoch = !NOSUCCEED
+ *   post / start      not posted / not started (pscw.c)            posted / started
+ *   complete          started                                      !started, dirty[t] = 0 for t
+ *                                                                  in the start group
+ *   wait / test       posted                                       !posted (test: once done)
+ *
+ * A target outside the group is left to MPI's own error (HRACE_EV_TARGET). */
+int hrace__epoch_check(const hrace_win_t *w, int call, int target) {
+  int any = 0;
+  switch (call) {
+  case HRACE_EC_LOCK:
+    if (!valid_target(w, target)) return HRACE_EV_TARGET;
+    return w->lock[target] || w->lock_all ? HRACE_EV_NESTED : HRACE_EV_OK;
+  case HRACE_EC_UNLOCK:
+    if (!valid_target(w, target)) return HRACE_EV_TARGET;
+    return w->lock[target] && !w->lock_all ? HRACE_EV_OK : HRACE_EV_NOT_OPEN;
+  case HRACE_EC_LOCK_ALL:
+    any = w->lock_all;
+    for (int t = 0; t < w->gsize && !any; t++) any = w->lock[t] != HRACE_LOCK_NONE;
+    return any ? HRACE_EV_NESTED : HRACE_EV_OK;
+  case HRACE_EC_UNLOCK_ALL:
+    return w->lock_all ? HRACE_EV_OK : HRACE_EV_NOT_OPEN;
+  case HRACE_EC_FLUSH:
+    if (target >= 0 && !valid_target(w, target)) return HRACE_EV_TARGET;
+    any = w->lock_all || (target >= 0 && w->lock[target]);
+    for (int t = 0; t < w->gsize && target < 0 && !any; t++) any = w->lock[t] != 0;
+    return any ? HRACE_EV_OK : HRACE_EV_NOT_OPEN;
+  case HRACE_EC_FENCE_NOPRECEDE:
+    for (int t = 0; t < w->gsize; t++) any |= w->dirty[t];
+    return any ? HRACE_EV_PENDING : HRACE_EV_OK;
+  case HRACE_EC_POST: return w->posted ? HRACE_EV_NESTED : HRACE_EV_OK;
+  case HRACE_EC_START: return w->started ? HRACE_EV_NESTED : HRACE_EV_OK;
+  case HRACE_EC_COMPLETE: return w->started ? HRACE_EV_OK : HRACE_EV_NOT_OPEN;
+  case HRACE_EC_WAIT: return w->posted ? HRACE_EV_OK : HRACE_EV_NOT_OPEN;
+  }
+  return HRACE_EV_OK;
+}
+
 int hrace__h_win_lock(int type, int target, int assert, MPI_Win win, int active, uintptr_t ret) {
   hrace_win_t *w = active ? hrace__win_of(win) : NULL;
   int ok = w && valid_target(w, target) && (type == MPI_LOCK_EXCLUSIVE || type == MPI_LOCK_SHARED);
-  if (ok && (w->lock[target] || w->lock_all)) {
+  if (ok && hrace__epoch_check(w, HRACE_EC_LOCK, target) == HRACE_EV_NESTED) {
     hrace__report_misuse(hrace__caller(ret), "MPI_Win_lock on rank %d of window %s, which this "
                          "process has locked already", target, w->name);
     ok = 0;
@@ -85,8 +132,9 @@ int hrace__h_win_lock(int type, int target, int assert, MPI_Win win, int active,
 
 int hrace__h_win_unlock(int target, MPI_Win win, int active, uintptr_t ret) {
   hrace_win_t *w = active ? hrace__win_of(win) : NULL;
-  int held = w && valid_target(w, target) && w->lock[target] && !w->lock_all;
-  if (w && valid_target(w, target) && !held)
+  int verdict = w ? hrace__epoch_check(w, HRACE_EC_UNLOCK, target) : HRACE_EV_TARGET;
+  int held = verdict == HRACE_EV_OK;
+  if (verdict == HRACE_EV_NOT_OPEN)
     hrace__report_misuse(hrace__caller(ret), "MPI_Win_unlock of rank %d on window %s without a "
                          "matching MPI_Win_lock", target, w->name);
   int rc = PMPI_Win_unlock(target, win);
@@ -97,9 +145,7 @@ int hrace__h_win_unlock(int target, MPI_Win win, int active, uintptr_t ret) {
 int hrace__h_win_lock_all(int assert, MPI_Win win, int active, uintptr_t ret) {
   hrace_win_t *w = active ? hrace__win_of(win) : NULL;
   if (w) {
-    int locked = w->lock_all;
-    for (int t = 0; t < w->gsize && !locked; t++) locked = w->lock[t] != HRACE_LOCK_NONE;
-    if (locked) {
+    if (hrace__epoch_check(w, HRACE_EC_LOCK_ALL, -1) == HRACE_EV_NESTED) {
       hrace__report_misuse(hrace__caller(ret), "MPI_Win_lock_all on window %s while this process "
                            "holds a lock on it", w->name);
       w = NULL;
@@ -117,7 +163,7 @@ int hrace__h_win_lock_all(int assert, MPI_Win win, int active, uintptr_t ret) {
 
 int hrace__h_win_unlock_all(MPI_Win win, int active, uintptr_t ret) {
   hrace_win_t *w = active ? hrace__win_of(win) : NULL;
-  if (w && !w->lock_all) {
+  if (w && hrace__epoch_check(w, HRACE_EC_UNLOCK_ALL, -1) == HRACE_EV_NOT_OPEN) {
     hrace__report_misuse(hrace__caller(ret), "MPI_Win_unlock_all on window %s without MPI_Win_lock_all", w->name);
     w = NULL;
   }
@@ -133,10 +179,9 @@ int hrace__h_win_unlock_all(MPI_Win win, int active, uintptr_t ret) {
 static hrace_win_t *flush_window(MPI_Win win, int target, const char *what, uintptr_t pc) {
   hrace_win_t *w = hrace__win_of(win);
   if (!w) return NULL;
-  if (target >= 0 && !valid_target(w, target)) return NULL;
-  int passive = w->lock_all || (target >= 0 && w->lock[target]);
-  for (int t = 0; t < w->gsize && target < 0 && !passive; t++) passive = w->lock[t] != 0;
-  if (!passive) {
+  int verdict = hrace__epoch_check(w, HRACE_EC_FLUSH, target);
+  if (verdict == HRACE_EV_TARGET) return NULL;
+  if (verdict == HRACE_EV_NOT_OPEN) {
     if (target >= 0)
       hrace__report_misuse(pc, "%s(%d) on window %s outside a passive-target epoch on that rank "
                            "(no MPI_Win_lock / MPI_Win_lock_all)", what, target, w->name);
@@ -194,9 +239,7 @@ static void fence_publish(hrace_win_t *w) {
 int hrace__h_win_fence(int assert, MPI_Win win, int active, uintptr_t ret) {
   hrace_win_t *w = active ? hrace__win_of(win) : NULL;
   if (w && (assert & MPI_MODE_NOPRECEDE)) {
-    int pending = 0;
-    for (int t = 0; t < w->gsize; t++) pending |= w->dirty[t];
-    if (pending)
+    if (hrace__epoch_check(w, HRACE_EC_FENCE_NOPRECEDE, -1) == HRACE_EV_PENDING)
       hrace__report_misuse(hrace__caller(ret), "MPI_Win_fence(MPI_MODE_NOPRECEDE) on window %s, "
                            "but this process issued RMA operations since the previous fence "
                            "(the assertion says none are to be completed)", w->name);

@@ -137,7 +137,7 @@ static uint8_t *members(hrace_win_t *w, MPI_Group group, const char *call, uintp
 int hrace__h_win_post(MPI_Group group, int assert, MPI_Win win, int active, uintptr_t ret) {
   hrace_win_t *w = active ? hrace__win_of(win) : NULL;
   uint8_t *g = NULL;
-  if (w && w->posted) {
+  if (w && hrace__epoch_check(w, HRACE_EC_POST, -1) == HRACE_EV_NESTED) {
     hrace__report_misuse(hrace__caller(ret), "MPI_Win_post on window %s inside an exposure epoch "
                          "(no MPI_Win_wait since the last post)", w->name);
     w = NULL;
@@ -163,7 +163,7 @@ int hrace__h_win_post(MPI_Group group, int assert, MPI_Win win, int active, uint
 int hrace__h_win_start(MPI_Group group, int assert, MPI_Win win, int active, uintptr_t ret) {
   hrace_win_t *w = active ? hrace__win_of(win) : NULL;
   uint8_t *g = NULL;
-  if (w && w->started) {
+  if (w && hrace__epoch_check(w, HRACE_EC_START, -1) == HRACE_EV_NESTED) {
     hrace__report_misuse(hrace__caller(ret), "MPI_Win_start on window %s inside an access epoch "
                          "(no MPI_Win_complete since the last start)", w->name);
     w = NULL;
@@ -194,7 +194,7 @@ int hrace__h_win_start(MPI_Group group, int assert, MPI_Win win, int active, uin
 
 int hrace__h_win_complete(MPI_Win win, int active, uintptr_t ret) {
   hrace_win_t *w = active ? hrace__win_of(win) : NULL;
-  if (w && !w->started) {
+  if (w && hrace__epoch_check(w, HRACE_EC_COMPLETE, -1) == HRACE_EV_NOT_OPEN) {
     hrace__report_misuse(hrace__caller(ret), "MPI_Win_complete on window %s without MPI_Win_start",
                          w->name);
     w = NULL;
@@ -239,7 +239,7 @@ static void end_exposure(hrace_win_t *w, uintptr_t pc) {
 
 int hrace__h_win_wait(MPI_Win win, int active, uintptr_t ret) {
   hrace_win_t *w = active ? hrace__win_of(win) : NULL;
-  if (w && !w->posted) {
+  if (w && hrace__epoch_check(w, HRACE_EC_WAIT, -1) == HRACE_EV_NOT_OPEN) {
     hrace__report_misuse(hrace__caller(ret), "MPI_Win_wait on window %s without MPI_Win_post", w->name);
     w = NULL;
   }
@@ -258,7 +258,7 @@ int hrace__h_win_wait(MPI_Win win, int active, uintptr_t ret) {
 
 int hrace__h_win_test(MPI_Win win, int *flag, int active, uintptr_t ret) {
   hrace_win_t *w = active ? hrace__win_of(win) : NULL;
-  if (w && !w->posted) {
+  if (w && hrace__epoch_check(w, HRACE_EC_WAIT, -1) == HRACE_EV_NOT_OPEN) {
     hrace__report_misuse(hrace__caller(ret), "MPI_Win_test on window %s without MPI_Win_post", w->name);
     w = NULL;
   }
