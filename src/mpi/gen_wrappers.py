@@ -3,10 +3,14 @@
 
 usage: gen_wrappers.py wrappers.def out.c
 
+usage: gen_wrappers.py wrappers.def out.c [out.h]
+
 Each wrapper is the same few lines: take the per-thread re-entry guard (wrap.h), pass straight
 to PMPI before MPI_Init / after MPI_Finalize, otherwise hand the call to the handler of its
-class with its arguments sorted by role. The handlers (p2p.c, complete.c, coll.c, comm.c) hold
-all the meaning; this script knows only the shapes."""
+class with its arguments sorted by role. The handlers (p2p.c, complete.c, coll.c, comm.c, and
+for the classes of CALLED below rma/*.c, init.c, annotate.c) hold all the meaning; this script
+knows only the shapes. out.h declares the handlers of the CALLED classes, which their defining
+files include, so that the compiler checks each against its wrapper's call."""
 
 import re
 import sys
@@ -23,10 +27,21 @@ UNMODELLED = {
     "rma": "its RMA operations and windows are not checked: races through them are not reported",
     "sync": "the orderings it makes are not seen: races reported across it may be false",
 }
+# Classes whose wrapper calls hrace__h_<name> (MPI_Win_lock: hrace__h_win_lock) with the
+# application's arguments, then HRACE_ACTIVE() and the wrapper's return address (the handler
+# gives it to hrace__caller() where it names the application's line). "guarded": before
+# MPI_Init and after MPI_Finalize the call goes straight to PMPI; the others always reach their
+# handler (MPI_Init itself, MPI_Finalize's report, MPI_Abort's crash record, MPI_Pcontrol's
+# levels). The role a line must have (every RMA handler finds its window by it).
+CALLED = {"win": ("guarded", {"win", "newwin"}), "epoch": ("guarded", {"win"}),
+          "pscw": ("guarded", {"win"}), "rma": ("guarded", {"win"}),
+          "init": ("always", set()), "pcontrol": ("always", set())}
 COLL_KINDS = {"barrier", "one2all", "all2one", "all2all", "scan", "exscan", "neighbor"}
 ROLES = {"buf", "count", "type", "peer", "tag", "comm", "sbuf", "scount", "stype", "dest",
          "stag", "rbuf", "rcount", "rtype", "src", "rtag", "req", "reqs", "n", "status",
-         "statuses", "flag", "index", "indices", "outcount", "msg", "root", "newcomm", "-"}
+         "statuses", "flag", "index", "indices", "outcount", "msg", "root", "newcomm",
+         "win", "newwin", "target", "disp", "tcount", "ttype", "obuf", "ocount", "otype", "cbuf",
+         "op", "group", "assert", "lock", "base", "size", "unit", "name", "level", "-"}
 
 
 class DefError(Exception):
@@ -34,6 +49,8 @@ class DefError(Exception):
 
 
 def parse_arg(text, where):
+    if text == "...":   # variadic (MPI_Pcontrol): the handler gets a va_list
+        return "...", "ap_", "-"
     if ":" not in text:
         raise DefError(f"{where}: argument {text!r} has no ':role'")
     decl, role = text.rsplit(":", 1)
@@ -63,13 +80,18 @@ def parse(path):
             name, cls = parts[0], parts[1]
             args = [parse_arg(a.strip(), where) for a in parts[2].split(";")] if len(parts) > 2 else []
             base = cls.split(".")[0]
-            if base not in P2P | HANDLERS | {"coll", "comm_new", "comm_free", "unmodelled"}:
+            if base not in P2P | HANDLERS | set(CALLED) | {"coll", "comm_new", "comm_free", "unmodelled"}:
                 raise DefError(f"{where}: unknown class {cls!r}")
             if base == "coll" and cls.split(".")[1] not in COLL_KINDS:
                 raise DefError(f"{where}: unknown collective kind in {cls!r}")
             roles = [r for _, _, r in args if r != "-"]
             if len(roles) != len(set(roles)):
                 raise DefError(f"{where}: a role appears twice")
+            if base in CALLED and CALLED[base][1] and not CALLED[base][1] & set(roles):
+                raise DefError(f"{where}: class {base} wants an argument of role "
+                               f"{' or '.join(sorted(CALLED[base][1]))}")
+            if any(d == "..." for d, _, _ in args[:-1]):
+                raise DefError(f"{where}: '...' must be the last argument")
             if mpi4:
                 MPI4_NAMES.add(name)
             fns.append((name, cls, args))
@@ -126,6 +148,9 @@ def body(name, cls, args):
                 f"rc = hrace__p2p_sendrecv(&s_, &r_, {replace});"]
     if base in HANDLERS:
         return [f"rc = hrace__h_{base}({call_args}{', ' if call_args else ''}HRACE_ACTIVE());"]
+    if base in CALLED:
+        return [f"rc = {handler_name(name)}({call_args}{', ' if call_args else ''}"
+                f"HRACE_ACTIVE(), HRACE_RET_ADDR());"]
     if base == "coll":
         kind, nb = parts[1], len(parts) > 2 and parts[2] == "nb"
         req = by_role(args, "req") if nb else "NULL"
@@ -189,6 +214,35 @@ def body(name, cls, args):
     raise DefError(f"{name}: no template for class {cls}")
 
 
+def handler_name(name):
+    return "hrace__h_" + name[4:].lower()
+
+
+def handler_proto(name, args):
+    params = ", ".join("va_list ap_" if d == "..." else d for d, _, _ in args)
+    return f"int {handler_name(name)}({params}{', ' if params else ''}int active, uintptr_t ret);"
+
+
+def header(fns, src):
+    """The handlers of the CALLED classes, declared once for the wrappers and their definitions."""
+    out = [f"/* Generated by src/mpi/gen_wrappers.py from {src}: do not edit. The handlers the",
+           " * generated wrappers of windows, epochs, RMA operations, initialisation and MPI_Pcontrol",
+           " * call: the application's arguments, then active (HRACE_ACTIVE(): not a nested call,",
+           " * MPI ready) and ret (the wrapper's return address: hrace__caller(ret) is the",
+           " * application's line). Each runs the real call itself and returns its error code. */",
+           "#ifndef HRACE_GEN_WRAPPERS_H",
+           "#define HRACE_GEN_WRAPPERS_H",
+           "#include <mpi.h>",
+           "#include <stdarg.h>",
+           "#include <stdint.h>",
+           ""]
+    for name, cls, args in fns:
+        if cls.split(".")[0] in CALLED:
+            out.append(handler_proto(name, args))
+    out += ["#endif", ""]
+    return "\n".join(out)
+
+
 COUNT_ROLES = {"count", "scount", "rcount"}
 
 
@@ -228,6 +282,7 @@ def generate(fns, src):
            "#include \"mpi/handlers.h\"",
            "#include \"mpi/nbcbuf.h\"",
            "#include \"mpi/argcheck.h\"",
+           "#include \"wrappers.h\"",
            ""]
     large = []
     for name, cls, args in fns:
@@ -237,13 +292,22 @@ def generate(fns, src):
             out.append("#if MPI_VERSION >= 4")
         params = ", ".join(d for d, _, _ in args) or "void"
         call_args = ", ".join(p for _, p, _ in args)
+        base = cls.split(".")[0]
         out.append(f"HRACE_EXPORT int {name}({params}) {{")
         out.append("  HRACE_ENTER();")
         out.append("  int rc;")
-        out.append(f"  if (HRACE_UNLIKELY(!hrace__proc.mpi_ready)) rc = PMPI_{name[4:]}({call_args});")
-        out.append("  else {")
-        out.extend("    " + l for l in body(name, cls, args))
-        out.append("  }")
+        if args and args[-1][0] == "...":
+            out.append("  va_list ap_;")
+            out.append(f"  va_start(ap_, {args[-2][1]});")
+        if base in CALLED and CALLED[base][0] == "always":
+            out.extend("  " + l for l in body(name, cls, args))
+        else:
+            out.append(f"  if (HRACE_UNLIKELY(!hrace__proc.mpi_ready)) rc = PMPI_{name[4:]}({call_args});")
+            out.append("  else {")
+            out.extend("    " + l for l in body(name, cls, args))
+            out.append("  }")
+        if args and args[-1][0] == "...":
+            out.append("  va_end(ap_);")
         out.append("  HRACE_LEAVE();")
         out.append("  return rc;")
         out.append("}")
@@ -257,17 +321,22 @@ def generate(fns, src):
 
 
 def main(argv):
-    if len(argv) != 3:
+    if len(argv) not in (3, 4):
         print(__doc__.split("\n\n")[1], file=sys.stderr)
         return 2
     try:
         fns = parse(argv[1])
-        text = generate(fns, argv[1].rsplit("/", 1)[-1])
+        src = argv[1].rsplit("/", 1)[-1]
+        text = generate(fns, src)
+        htext = header(fns, src)
     except DefError as e:
         print(f"gen_wrappers.py: error: {e}", file=sys.stderr)
         return 1
     with open(argv[2], "w") as f:
         f.write(text)
+    if len(argv) == 4:
+        with open(argv[3], "w") as f:
+            f.write(htext)
     return 0
 
 

@@ -1,5 +1,5 @@
-/* MPI_Init / MPI_Init_thread / MPI_Finalize: bring hrace's side up and down (written by hand:
- * every other wrapper comes from wrappers.def). MPI is initialised with the thread level the
+/* MPI_Init / MPI_Init_thread / MPI_Finalize: bring hrace's side up and down (the handlers of
+ * their wrappers, generated from wrappers.def like every other; MPI_Abort's too). MPI is initialised with the thread level the
  * application asks for: hrace's progress thread makes no MPI calls (its messages travel on
  * core/chan.h's sockets), and hrace's own MPI calls run inside the application's, on its
  * thread. */
@@ -19,6 +19,7 @@
 #include "mpi/sync.h"
 #include "mpi/wrap.h"
 #include "report/report.h"
+#include "wrappers.h"
 
 void hrace__p2p_init(void);
 void hrace__p2p_fini(void);
@@ -96,23 +97,17 @@ static int start(int *argc, char ***argv, int thread, int required, int *provide
   return rc;
 }
 
-HRACE_EXPORT int MPI_Init(int *argc, char ***argv) {
-  HRACE_ENTER();
-  int rc = start(argc, argv, 0, MPI_THREAD_SINGLE, NULL);
-  HRACE_LEAVE();
-  return rc;
+int hrace__h_init(int *argc, char ***argv, int active, uintptr_t ret) {
+  return start(argc, argv, 0, MPI_THREAD_SINGLE, NULL);
 }
 
-HRACE_EXPORT int MPI_Init_thread(int *argc, char ***argv, int required, int *provided) {
-  HRACE_ENTER();
-  int rc = start(argc, argv, 1, required, provided);
-  HRACE_LEAVE();
-  return rc;
+int hrace__h_init_thread(int *argc, char ***argv, int required, int *provided, int active,
+                         uintptr_t ret) {
+  return start(argc, argv, 1, required, provided);
 }
 
-HRACE_EXPORT int MPI_Finalize(void) {
-  HRACE_ENTER();
-  if (HRACE_ACTIVE()) {
+int hrace__h_finalize(int active, uintptr_t ret) {
+  if (active) {
     /* Everyone has closed their epochs and had their records acknowledged; once all are here
      * nobody sends to a progress thread again, and it can stop. */
     hrace__rs_poll_orphans(1);
@@ -129,15 +124,13 @@ HRACE_EXPORT int MPI_Finalize(void) {
   hrace__report_finish();
   /* Still inside the wrapper: what MPI does in there (MPICH's UCX device applies other ranks'
    * puts with memcpy in this process) is not the application's. */
-  int rc = PMPI_Finalize();
-  HRACE_LEAVE();
-  return rc;
+  return PMPI_Finalize();
 }
 
 /* MPI_Abort ends every rank of the job without MPI_Finalize: the caller's report gets its
  * counts and a "crash" record naming the call and its code (docs/report-format.md) before MPI
  * tears the job down; the other ranks' records come from the signal MPI stops them with. */
-HRACE_EXPORT int MPI_Abort(MPI_Comm comm, int errorcode) {
+int hrace__h_abort(MPI_Comm comm, int errorcode, int active, uintptr_t ret) {
   hrace__report_abort("MPI_Abort", errorcode);
   return PMPI_Abort(comm, errorcode);
 }

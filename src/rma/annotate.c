@@ -22,6 +22,7 @@
 #include "report/report.h"
 #include "rma/protocol.h"
 #include "rma/rma.h"
+#include "wrappers.h"
 
 #define WAIT_NOTE_MS 10000     /* a process wait this long names what it waits for */
 
@@ -197,19 +198,17 @@ HRACE_EXPORT void hrace_resource_wait(MPI_Win win, int rank, MPI_Aint disp, MPI_
   ANNOTATION(do_resource(0, win, rank, disp, size, HRACE_CALLER()));
 }
 
-/* MPI_Pcontrol(level, ...): hrace's levels carry annotations; any other level goes to MPI
- * (whose MPI_Pcontrol ignores the variable arguments, so none are lost). */
-HRACE_EXPORT int MPI_Pcontrol(const int level, ...) {
-  va_list ap;
-  va_start(ap, level);
+/* MPI_Pcontrol(level, ...) (the handler of its generated wrapper, which passes the variable
+ * arguments as ap): hrace's levels carry annotations; any other level goes to MPI (whose
+ * MPI_Pcontrol ignores the variable arguments, so none are lost). */
+int hrace__h_pcontrol(const int level, va_list ap, int active, uintptr_t ret) {
   int rc = MPI_SUCCESS;
-  HRACE_ENTER();
-  uintptr_t pc = HRACE_CALLER();
+  uintptr_t pc = hrace__caller(ret);
   switch (level) {
   case HRACE_PCONTROL_PROCESS_SIGNAL:
   case HRACE_PCONTROL_PROCESS_WAIT: {
     int rank = va_arg(ap, int), tag = va_arg(ap, int);
-    if (HRACE_ACTIVE()) {
+    if (active) {
       if (level == HRACE_PCONTROL_PROCESS_SIGNAL) do_process_signal(rank, tag, pc);
       else do_process_wait(rank, tag, pc);
     }
@@ -220,13 +219,11 @@ HRACE_EXPORT int MPI_Pcontrol(const int level, ...) {
     MPI_Win win = va_arg(ap, MPI_Win);
     int rank = va_arg(ap, int);
     MPI_Aint disp = va_arg(ap, MPI_Aint), size = va_arg(ap, MPI_Aint);
-    if (HRACE_ACTIVE()) do_resource(level == HRACE_PCONTROL_RESOURCE_SIGNAL, win, rank, disp, size, pc);
+    if (active) do_resource(level == HRACE_PCONTROL_RESOURCE_SIGNAL, win, rank, disp, size, pc);
     break;
   }
   default:
     rc = PMPI_Pcontrol(level);
   }
-  HRACE_LEAVE();
-  va_end(ap);
   return rc;
 }

@@ -1,5 +1,5 @@
-/* RMA synchronisation: passive target (lock / unlock, lock_all / unlock_all, flush*) and fence.
- * Edges (docs/rma.md, "Synchronisation"):
+/* RMA synchronisation: passive target (lock / unlock, lock_all / unlock_all, flush*) and fence
+ * (the handlers of their generated wrappers, wrappers.def class "epoch"). Edges (docs/rma.md, "Synchronisation"):
  *
  *   call                 clock action                               completion
  *   lock(type, t)        token from t's progress thread; join the   -
@@ -28,6 +28,7 @@
 #include "rma/buffers.h"
 #include "rma/protocol.h"
 #include "rma/rma.h"
+#include "wrappers.h"
 
 /* Take the token of `type` at each target in [lo, hi) and join what it releases. */
 static void acquire(hrace_win_t *w, int lo, int hi, uint32_t type) {
@@ -64,12 +65,58 @@ static void release(hrace_win_t *w, int lo, int hi, const char *why) {
 
 static int valid_target(const hrace_win_t *w, int target) { return target >= 0 && target < w->gsize; }
 
-HRACE_EXPORT int MPI_Win_lock(int type, int target, int assert, MPI_Win win) {
-  HRACE_ENTER();
-  hrace_win_t *w = HRACE_ACTIVE() ? hrace__win_of(win) : NULL;
+/* What each call needs of the origin's epoch state on w (MPI-3.1 Sec. 11.5; target -1: every
+ * rank, for flush_all / flush_local_all), and what the handlers change after the real call:
+ *
+ *   call              valid when                                   then
+ *   lock(t)           t not locked, not in lock_all                lock[t] = type
+ *   unlock(t)         lock[t] held, not in lock_all                lock[t] = NONE, dirty[t] = 0
+ *   lock_all          no lock held at all                          lock[*] = SHARED, lock_all
+ *   unlock_all        in lock_all                                  lock[*] = NONE, !lock_all
+ *   flush*(t)         lock_all or lock[t] (-1: any lock)           dirty[t] = 0 (flush, not _local)
+ *   fence(NOPRECEDE)  no dirty[t]: nothing issued to complete      fence_epoch = !NOSUCCEED
+ *   post / start      not posted / not started (pscw.c)            posted / started
+ *   complete          started                                      !started, dirty[t] = 0 for t
+ *                                                                  in the start group
+ *   wait / test       posted                                       !posted (test: once done)
+ *
+ * A target outside the group is left to MPI's own error (HRACE_EV_TARGET). */
+int hrace__epoch_check(const hrace_win_t *w, int call, int target) {
+  int any = 0;
+  switch (call) {
+  case HRACE_EC_LOCK:
+    if (!valid_target(w, target)) return HRACE_EV_TARGET;
+    return w->lock[target] || w->lock_all ? HRACE_EV_NESTED : HRACE_EV_OK;
+  case HRACE_EC_UNLOCK:
+    if (!valid_target(w, target)) return HRACE_EV_TARGET;
+    return w->lock[target] && !w->lock_all ? HRACE_EV_OK : HRACE_EV_NOT_OPEN;
+  case HRACE_EC_LOCK_ALL:
+    any = w->lock_all;
+    for (int t = 0; t < w->gsize && !any; t++) any = w->lock[t] != HRACE_LOCK_NONE;
+    return any ? HRACE_EV_NESTED : HRACE_EV_OK;
+  case HRACE_EC_UNLOCK_ALL:
+    return w->lock_all ? HRACE_EV_OK : HRACE_EV_NOT_OPEN;
+  case HRACE_EC_FLUSH:
+    if (target >= 0 && !valid_target(w, target)) return HRACE_EV_TARGET;
+    any = w->lock_all || (target >= 0 && w->lock[target]);
+    for (int t = 0; t < w->gsize && target < 0 && !any; t++) any = w->lock[t] != 0;
+    return any ? HRACE_EV_OK : HRACE_EV_NOT_OPEN;
+  case HRACE_EC_FENCE_NOPRECEDE:
+    for (int t = 0; t < w->gsize; t++) any |= w->dirty[t];
+    return any ? HRACE_EV_PENDING : HRACE_EV_OK;
+  case HRACE_EC_POST: return w->posted ? HRACE_EV_NESTED : HRACE_EV_OK;
+  case HRACE_EC_START: return w->started ? HRACE_EV_NESTED : HRACE_EV_OK;
+  case HRACE_EC_COMPLETE: return w->started ? HRACE_EV_OK : HRACE_EV_NOT_OPEN;
+  case HRACE_EC_WAIT: return w->posted ? HRACE_EV_OK : HRACE_EV_NOT_OPEN;
+  }
+  return HRACE_EV_OK;
+}
+
+int hrace__h_win_lock(int type, int target, int assert, MPI_Win win, int active, uintptr_t ret) {
+  hrace_win_t *w = active ? hrace__win_of(win) : NULL;
   int ok = w && valid_target(w, target) && (type == MPI_LOCK_EXCLUSIVE || type == MPI_LOCK_SHARED);
-  if (ok && (w->lock[target] || w->lock_all)) {
-    hrace__report_misuse(HRACE_CALLER(), "MPI_Win_lock on rank %d of window %s, which this "
+  if (ok && hrace__epoch_check(w, HRACE_EC_LOCK, target) == HRACE_EV_NESTED) {
+    hrace__report_misuse(hrace__caller(ret), "MPI_Win_lock on rank %d of window %s, which this "
                          "process has locked already", target, w->name);
     ok = 0;
   }
@@ -80,31 +127,26 @@ HRACE_EXPORT int MPI_Win_lock(int type, int target, int assert, MPI_Win win) {
     w->lock[target] = (uint8_t)t;
     if (rc != MPI_SUCCESS) release(w, target, target + 1, "failed MPI_Win_lock");
   }
-  HRACE_LEAVE();
   return rc;
 }
 
-HRACE_EXPORT int MPI_Win_unlock(int target, MPI_Win win) {
-  HRACE_ENTER();
-  hrace_win_t *w = HRACE_ACTIVE() ? hrace__win_of(win) : NULL;
-  int held = w && valid_target(w, target) && w->lock[target] && !w->lock_all;
-  if (w && valid_target(w, target) && !held)
-    hrace__report_misuse(HRACE_CALLER(), "MPI_Win_unlock of rank %d on window %s without a "
+int hrace__h_win_unlock(int target, MPI_Win win, int active, uintptr_t ret) {
+  hrace_win_t *w = active ? hrace__win_of(win) : NULL;
+  int verdict = w ? hrace__epoch_check(w, HRACE_EC_UNLOCK, target) : HRACE_EV_TARGET;
+  int held = verdict == HRACE_EV_OK;
+  if (verdict == HRACE_EV_NOT_OPEN)
+    hrace__report_misuse(hrace__caller(ret), "MPI_Win_unlock of rank %d on window %s without a "
                          "matching MPI_Win_lock", target, w->name);
   int rc = PMPI_Win_unlock(target, win);
   if (held && rc == MPI_SUCCESS) release(w, target, target + 1, "MPI_Win_unlock");
-  HRACE_LEAVE();
   return rc;
 }
 
-HRACE_EXPORT int MPI_Win_lock_all(int assert, MPI_Win win) {
-  HRACE_ENTER();
-  hrace_win_t *w = HRACE_ACTIVE() ? hrace__win_of(win) : NULL;
+int hrace__h_win_lock_all(int assert, MPI_Win win, int active, uintptr_t ret) {
+  hrace_win_t *w = active ? hrace__win_of(win) : NULL;
   if (w) {
-    int locked = w->lock_all;
-    for (int t = 0; t < w->gsize && !locked; t++) locked = w->lock[t] != HRACE_LOCK_NONE;
-    if (locked) {
-      hrace__report_misuse(HRACE_CALLER(), "MPI_Win_lock_all on window %s while this process "
+    if (hrace__epoch_check(w, HRACE_EC_LOCK_ALL, -1) == HRACE_EV_NESTED) {
+      hrace__report_misuse(hrace__caller(ret), "MPI_Win_lock_all on window %s while this process "
                            "holds a lock on it", w->name);
       w = NULL;
     }
@@ -116,15 +158,13 @@ HRACE_EXPORT int MPI_Win_lock_all(int assert, MPI_Win win) {
     if (rc == MPI_SUCCESS) w->lock_all = 1;
     else release(w, 0, w->gsize, "failed MPI_Win_lock_all");
   }
-  HRACE_LEAVE();
   return rc;
 }
 
-HRACE_EXPORT int MPI_Win_unlock_all(MPI_Win win) {
-  HRACE_ENTER();
-  hrace_win_t *w = HRACE_ACTIVE() ? hrace__win_of(win) : NULL;
-  if (w && !w->lock_all) {
-    hrace__report_misuse(HRACE_CALLER(), "MPI_Win_unlock_all on window %s without MPI_Win_lock_all", w->name);
+int hrace__h_win_unlock_all(MPI_Win win, int active, uintptr_t ret) {
+  hrace_win_t *w = active ? hrace__win_of(win) : NULL;
+  if (w && hrace__epoch_check(w, HRACE_EC_UNLOCK_ALL, -1) == HRACE_EV_NOT_OPEN) {
+    hrace__report_misuse(hrace__caller(ret), "MPI_Win_unlock_all on window %s without MPI_Win_lock_all", w->name);
     w = NULL;
   }
   int rc = PMPI_Win_unlock_all(win);
@@ -132,7 +172,6 @@ HRACE_EXPORT int MPI_Win_unlock_all(MPI_Win win) {
     release(w, 0, w->gsize, "MPI_Win_unlock_all");
     w->lock_all = 0;
   }
-  HRACE_LEAVE();
   return rc;
 }
 
@@ -140,10 +179,9 @@ HRACE_EXPORT int MPI_Win_unlock_all(MPI_Win win) {
 static hrace_win_t *flush_window(MPI_Win win, int target, const char *what, uintptr_t pc) {
   hrace_win_t *w = hrace__win_of(win);
   if (!w) return NULL;
-  if (target >= 0 && !valid_target(w, target)) return NULL;
-  int passive = w->lock_all || (target >= 0 && w->lock[target]);
-  for (int t = 0; t < w->gsize && target < 0 && !passive; t++) passive = w->lock[t] != 0;
-  if (!passive) {
+  int verdict = hrace__epoch_check(w, HRACE_EC_FLUSH, target);
+  if (verdict == HRACE_EV_TARGET) return NULL;
+  if (verdict == HRACE_EV_NOT_OPEN) {
     if (target >= 0)
       hrace__report_misuse(pc, "%s(%d) on window %s outside a passive-target epoch on that rank "
                            "(no MPI_Win_lock / MPI_Win_lock_all)", what, target, w->name);
@@ -154,39 +192,31 @@ static hrace_win_t *flush_window(MPI_Win win, int target, const char *what, uint
   return w;
 }
 
-HRACE_EXPORT int MPI_Win_flush(int target, MPI_Win win) {
-  HRACE_ENTER();
-  hrace_win_t *w = HRACE_ACTIVE() ? flush_window(win, target, "MPI_Win_flush", HRACE_CALLER()) : NULL;
+int hrace__h_win_flush(int target, MPI_Win win, int active, uintptr_t ret) {
+  hrace_win_t *w = active ? flush_window(win, target, "MPI_Win_flush", hrace__caller(ret)) : NULL;
   int rc = PMPI_Win_flush(target, win);
   if (w && rc == MPI_SUCCESS) hrace__rma_complete(w, target);
-  HRACE_LEAVE();
   return rc;
 }
 
-HRACE_EXPORT int MPI_Win_flush_all(MPI_Win win) {
-  HRACE_ENTER();
-  hrace_win_t *w = HRACE_ACTIVE() ? flush_window(win, -1, "MPI_Win_flush_all", HRACE_CALLER()) : NULL;
+int hrace__h_win_flush_all(MPI_Win win, int active, uintptr_t ret) {
+  hrace_win_t *w = active ? flush_window(win, -1, "MPI_Win_flush_all", hrace__caller(ret)) : NULL;
   int rc = PMPI_Win_flush_all(win);
   if (w && rc == MPI_SUCCESS) hrace__rma_complete(w, -1);
-  HRACE_LEAVE();
   return rc;
 }
 
-HRACE_EXPORT int MPI_Win_flush_local(int target, MPI_Win win) {
-  HRACE_ENTER();
-  hrace_win_t *w = HRACE_ACTIVE() ? flush_window(win, target, "MPI_Win_flush_local", HRACE_CALLER()) : NULL;
+int hrace__h_win_flush_local(int target, MPI_Win win, int active, uintptr_t ret) {
+  hrace_win_t *w = active ? flush_window(win, target, "MPI_Win_flush_local", hrace__caller(ret)) : NULL;
   int rc = PMPI_Win_flush_local(target, win);
   if (w && rc == MPI_SUCCESS) hrace__rma_complete_local(w, target);
-  HRACE_LEAVE();
   return rc;
 }
 
-HRACE_EXPORT int MPI_Win_flush_local_all(MPI_Win win) {
-  HRACE_ENTER();
-  hrace_win_t *w = HRACE_ACTIVE() ? flush_window(win, -1, "MPI_Win_flush_local_all", HRACE_CALLER()) : NULL;
+int hrace__h_win_flush_local_all(MPI_Win win, int active, uintptr_t ret) {
+  hrace_win_t *w = active ? flush_window(win, -1, "MPI_Win_flush_local_all", hrace__caller(ret)) : NULL;
   int rc = PMPI_Win_flush_local_all(win);
   if (w && rc == MPI_SUCCESS) hrace__rma_complete_local(w, -1);
-  HRACE_LEAVE();
   return rc;
 }
 
@@ -206,14 +236,11 @@ static void fence_publish(hrace_win_t *w) {
   hrace__signal_done("MPI_Win_fence(MPI_MODE_NOPRECEDE)");
 }
 
-HRACE_EXPORT int MPI_Win_fence(int assert, MPI_Win win) {
-  HRACE_ENTER();
-  hrace_win_t *w = HRACE_ACTIVE() ? hrace__win_of(win) : NULL;
+int hrace__h_win_fence(int assert, MPI_Win win, int active, uintptr_t ret) {
+  hrace_win_t *w = active ? hrace__win_of(win) : NULL;
   if (w && (assert & MPI_MODE_NOPRECEDE)) {
-    int pending = 0;
-    for (int t = 0; t < w->gsize; t++) pending |= w->dirty[t];
-    if (pending)
-      hrace__report_misuse(HRACE_CALLER(), "MPI_Win_fence(MPI_MODE_NOPRECEDE) on window %s, "
+    if (hrace__epoch_check(w, HRACE_EC_FENCE_NOPRECEDE, -1) == HRACE_EV_PENDING)
+      hrace__report_misuse(hrace__caller(ret), "MPI_Win_fence(MPI_MODE_NOPRECEDE) on window %s, "
                            "but this process issued RMA operations since the previous fence "
                            "(the assertion says none are to be completed)", w->name);
   }
@@ -228,6 +255,5 @@ HRACE_EXPORT int MPI_Win_fence(int assert, MPI_Win win) {
     }
     w->fence_epoch = !(assert & MPI_MODE_NOSUCCEED);
   }
-  HRACE_LEAVE();
   return rc;
 }

@@ -28,6 +28,7 @@
 #include "rma/buffers.h"
 #include "rma/protocol.h"
 #include "rma/type.h"
+#include "wrappers.h"
 
 int hrace__rma_in_epoch(const hrace_win_t *w, int target) {
   return w->fence_epoch || w->lock_all || w->lock[target] != HRACE_LOCK_NONE ||
@@ -236,14 +237,13 @@ void hrace__rma_complete_local(hrace_win_t *w, int target) { hrace__buffers_comp
 
 #define BUF(a, c, d, wr) ((hrace_rma_buf_t){ (a), (c), (d), (wr) })
 
-/* Run the real call between _begin and _end. */
+/* Run the real call between _begin and _end (active, ret: the generated wrapper's, wrappers.def
+ * class "rma"). */
 #define CALL(win, call, pmpi)                                         \
-  HRACE_ENTER();                                                      \
-  int on_ = HRACE_ACTIVE();                                           \
-  if (on_) hrace__rma_begin(win, &call, HRACE_CALLER());            \
+  int on_ = active;                                                   \
+  if (on_) hrace__rma_begin(win, &call, hrace__caller(ret));          \
   int rc = pmpi;                                                      \
   if (on_) hrace__rma_end(&call, rc);                                 \
-  HRACE_LEAVE();                                                      \
   return rc
 
 /* Target access of an accumulate-family operation with op `mop`. */
@@ -253,35 +253,34 @@ static uint16_t acc_flags(MPI_Op mop) {
   return HRACE_ACC_READ | HRACE_ACC_WRITE;
 }
 
-HRACE_EXPORT int MPI_Put(const void *oaddr, int ocount, MPI_Datatype odt, int target,
-                         MPI_Aint disp, int tcount, MPI_Datatype tdt, MPI_Win win) {
+int hrace__h_put(const void *oaddr, int ocount, MPI_Datatype odt, int target, MPI_Aint disp,
+                 int tcount, MPI_Datatype tdt, MPI_Win win, int active, uintptr_t ret) {
   hrace_rma_call_t c = { .op = HRACE_OP_PUT, .tflags = HRACE_ACC_WRITE, .target = target,
                          .disp = disp, .tcount = tcount, .tdt = tdt, .nbuf = 1,
                          .buf = { BUF(oaddr, ocount, odt, 0) } };
   CALL(win, c, PMPI_Put(oaddr, ocount, odt, target, disp, tcount, tdt, win));
 }
 
-HRACE_EXPORT int MPI_Get(void *oaddr, int ocount, MPI_Datatype odt, int target,
-                         MPI_Aint disp, int tcount, MPI_Datatype tdt, MPI_Win win) {
+int hrace__h_get(void *oaddr, int ocount, MPI_Datatype odt, int target, MPI_Aint disp, int tcount,
+                 MPI_Datatype tdt, MPI_Win win, int active, uintptr_t ret) {
   hrace_rma_call_t c = { .op = HRACE_OP_GET, .tflags = HRACE_ACC_READ, .target = target,
                          .disp = disp, .tcount = tcount, .tdt = tdt, .nbuf = 1,
                          .buf = { BUF(oaddr, ocount, odt, 1) } };
   CALL(win, c, PMPI_Get(oaddr, ocount, odt, target, disp, tcount, tdt, win));
 }
 
-HRACE_EXPORT int MPI_Accumulate(const void *oaddr, int ocount, MPI_Datatype odt, int target,
-                                MPI_Aint disp, int tcount, MPI_Datatype tdt, MPI_Op mop,
-                                MPI_Win win) {
+int hrace__h_accumulate(const void *oaddr, int ocount, MPI_Datatype odt, int target, MPI_Aint disp,
+                        int tcount, MPI_Datatype tdt, MPI_Op mop, MPI_Win win, int active,
+                        uintptr_t ret) {
   hrace_rma_call_t c = { .op = HRACE_OP_ACC, .tflags = acc_flags(mop), .atomic = 1,
                          .target = target, .disp = disp, .tcount = tcount, .tdt = tdt,
                          .nbuf = 1, .buf = { BUF(oaddr, ocount, odt, 0) } };
   CALL(win, c, PMPI_Accumulate(oaddr, ocount, odt, target, disp, tcount, tdt, mop, win));
 }
 
-HRACE_EXPORT int MPI_Get_accumulate(const void *oaddr, int ocount, MPI_Datatype odt,
-                                    void *raddr, int rcount, MPI_Datatype rdt, int target,
-                                    MPI_Aint disp, int tcount, MPI_Datatype tdt, MPI_Op mop,
-                                    MPI_Win win) {
+int hrace__h_get_accumulate(const void *oaddr, int ocount, MPI_Datatype odt, void *raddr,
+                            int rcount, MPI_Datatype rdt, int target, MPI_Aint disp, int tcount,
+                            MPI_Datatype tdt, MPI_Op mop, MPI_Win win, int active, uintptr_t ret) {
   hrace_rma_call_t c = { .op = HRACE_OP_GET_ACC, .tflags = acc_flags(mop), .atomic = 1,
                          .target = target, .disp = disp, .tcount = tcount, .tdt = tdt,
                          .nbuf = 2, .buf = { BUF(raddr, rcount, rdt, 1),
@@ -290,16 +289,16 @@ HRACE_EXPORT int MPI_Get_accumulate(const void *oaddr, int ocount, MPI_Datatype 
                                    tdt, mop, win));
 }
 
-HRACE_EXPORT int MPI_Fetch_and_op(const void *oaddr, void *raddr, MPI_Datatype dt, int target,
-                                  MPI_Aint disp, MPI_Op mop, MPI_Win win) {
+int hrace__h_fetch_and_op(const void *oaddr, void *raddr, MPI_Datatype dt, int target,
+                          MPI_Aint disp, MPI_Op mop, MPI_Win win, int active, uintptr_t ret) {
   hrace_rma_call_t c = { .op = HRACE_OP_FOP, .tflags = acc_flags(mop), .atomic = 1,
                          .target = target, .disp = disp, .tcount = 1, .tdt = dt, .nbuf = 2,
                          .buf = { BUF(raddr, 1, dt, 1), BUF(oaddr, mop == MPI_NO_OP ? 0 : 1, dt, 0) } };
   CALL(win, c, PMPI_Fetch_and_op(oaddr, raddr, dt, target, disp, mop, win));
 }
 
-HRACE_EXPORT int MPI_Compare_and_swap(const void *oaddr, const void *caddr, void *raddr,
-                                      MPI_Datatype dt, int target, MPI_Aint disp, MPI_Win win) {
+int hrace__h_compare_and_swap(const void *oaddr, const void *caddr, void *raddr, MPI_Datatype dt,
+                              int target, MPI_Aint disp, MPI_Win win, int active, uintptr_t ret) {
   hrace_rma_call_t c = { .op = HRACE_OP_CAS, .tflags = HRACE_ACC_READ | HRACE_ACC_WRITE,
                          .atomic = 1, .target = target, .disp = disp, .tcount = 1, .tdt = dt,
                          .nbuf = 3, .buf = { BUF(raddr, 1, dt, 1), BUF(oaddr, 1, dt, 0),
@@ -307,37 +306,36 @@ HRACE_EXPORT int MPI_Compare_and_swap(const void *oaddr, const void *caddr, void
   CALL(win, c, PMPI_Compare_and_swap(oaddr, caddr, raddr, dt, target, disp, win));
 }
 
-HRACE_EXPORT int MPI_Rput(const void *oaddr, int ocount, MPI_Datatype odt, int target,
-                          MPI_Aint disp, int tcount, MPI_Datatype tdt, MPI_Win win,
-                          MPI_Request *req) {
+int hrace__h_rput(const void *oaddr, int ocount, MPI_Datatype odt, int target, MPI_Aint disp,
+                  int tcount, MPI_Datatype tdt, MPI_Win win, MPI_Request *req, int active,
+                  uintptr_t ret) {
   hrace_rma_call_t c = { .op = HRACE_OP_RPUT, .tflags = HRACE_ACC_WRITE, .target = target,
                          .disp = disp, .tcount = tcount, .tdt = tdt, .nbuf = 1, .req = req,
                          .buf = { BUF(oaddr, ocount, odt, 0) } };
   CALL(win, c, PMPI_Rput(oaddr, ocount, odt, target, disp, tcount, tdt, win, req));
 }
 
-HRACE_EXPORT int MPI_Rget(void *oaddr, int ocount, MPI_Datatype odt, int target,
-                          MPI_Aint disp, int tcount, MPI_Datatype tdt, MPI_Win win,
-                          MPI_Request *req) {
+int hrace__h_rget(void *oaddr, int ocount, MPI_Datatype odt, int target, MPI_Aint disp, int tcount,
+                  MPI_Datatype tdt, MPI_Win win, MPI_Request *req, int active, uintptr_t ret) {
   hrace_rma_call_t c = { .op = HRACE_OP_RGET, .tflags = HRACE_ACC_READ, .target = target,
                          .disp = disp, .tcount = tcount, .tdt = tdt, .nbuf = 1, .req = req,
                          .buf = { BUF(oaddr, ocount, odt, 1) } };
   CALL(win, c, PMPI_Rget(oaddr, ocount, odt, target, disp, tcount, tdt, win, req));
 }
 
-HRACE_EXPORT int MPI_Raccumulate(const void *oaddr, int ocount, MPI_Datatype odt, int target,
-                                 MPI_Aint disp, int tcount, MPI_Datatype tdt, MPI_Op mop,
-                                 MPI_Win win, MPI_Request *req) {
+int hrace__h_raccumulate(const void *oaddr, int ocount, MPI_Datatype odt, int target, MPI_Aint disp,
+                         int tcount, MPI_Datatype tdt, MPI_Op mop, MPI_Win win, MPI_Request *req,
+                         int active, uintptr_t ret) {
   hrace_rma_call_t c = { .op = HRACE_OP_RACC, .tflags = acc_flags(mop), .atomic = 1,
                          .target = target, .disp = disp, .tcount = tcount, .tdt = tdt,
                          .nbuf = 1, .req = req, .buf = { BUF(oaddr, ocount, odt, 0) } };
   CALL(win, c, PMPI_Raccumulate(oaddr, ocount, odt, target, disp, tcount, tdt, mop, win, req));
 }
 
-HRACE_EXPORT int MPI_Rget_accumulate(const void *oaddr, int ocount, MPI_Datatype odt,
-                                     void *raddr, int rcount, MPI_Datatype rdt, int target,
-                                     MPI_Aint disp, int tcount, MPI_Datatype tdt, MPI_Op mop,
-                                     MPI_Win win, MPI_Request *req) {
+int hrace__h_rget_accumulate(const void *oaddr, int ocount, MPI_Datatype odt, void *raddr,
+                             int rcount, MPI_Datatype rdt, int target, MPI_Aint disp, int tcount,
+                             MPI_Datatype tdt, MPI_Op mop, MPI_Win win, MPI_Request *req,
+                             int active, uintptr_t ret) {
   hrace_rma_call_t c = { .op = HRACE_OP_RGET_ACC, .tflags = acc_flags(mop), .atomic = 1,
                          .target = target, .disp = disp, .tcount = tcount, .tdt = tdt,
                          .nbuf = 2, .req = req,

@@ -1,5 +1,5 @@
 /* General active-target synchronisation: post / start / complete / wait / test (MPI-3.1
- * Sec. 11.5.2), with these clock rules (docs/rma.md, "Synchronisation"):
+ * Sec. 11.5.2; the handlers of their generated wrappers, wrappers.def class "pscw"), with these clock rules (docs/rma.md, "Synchronisation"):
  *
  *   call (at)              clock action                         message
  *   post(G) (target)       signal: clock to each origin in G,   POST -> origin's progress
@@ -31,6 +31,7 @@
 #include "rma/buffers.h"
 #include "rma/protocol.h"
 #include "rma/rma.h"
+#include "wrappers.h"
 
 #define MISMATCH_MS 5000       /* wait this long before saying the groups may not match */
 
@@ -133,16 +134,15 @@ static uint8_t *members(hrace_win_t *w, MPI_Group group, const char *call, uintp
   return f;
 }
 
-HRACE_EXPORT int MPI_Win_post(MPI_Group group, int assert, MPI_Win win) {
-  HRACE_ENTER();
-  hrace_win_t *w = HRACE_ACTIVE() ? hrace__win_of(win) : NULL;
+int hrace__h_win_post(MPI_Group group, int assert, MPI_Win win, int active, uintptr_t ret) {
+  hrace_win_t *w = active ? hrace__win_of(win) : NULL;
   uint8_t *g = NULL;
-  if (w && w->posted) {
-    hrace__report_misuse(HRACE_CALLER(), "MPI_Win_post on window %s inside an exposure epoch "
+  if (w && hrace__epoch_check(w, HRACE_EC_POST, -1) == HRACE_EV_NESTED) {
+    hrace__report_misuse(hrace__caller(ret), "MPI_Win_post on window %s inside an exposure epoch "
                          "(no MPI_Win_wait since the last post)", w->name);
     w = NULL;
   }
-  if (w) g = members(w, group, "MPI_Win_post", HRACE_CALLER());
+  if (w) g = members(w, group, "MPI_Win_post", hrace__caller(ret));
   int rc = PMPI_Win_post(group, assert, win);
   if (g && rc == MPI_SUCCESS) {
     hrace__win_lock();
@@ -157,24 +157,22 @@ HRACE_EXPORT int MPI_Win_post(MPI_Group group, int assert, MPI_Win win) {
     hrace__signal_done("MPI_Win_post");
   }
   free(g);
-  HRACE_LEAVE();
   return rc;
 }
 
-HRACE_EXPORT int MPI_Win_start(MPI_Group group, int assert, MPI_Win win) {
-  HRACE_ENTER();
-  hrace_win_t *w = HRACE_ACTIVE() ? hrace__win_of(win) : NULL;
+int hrace__h_win_start(MPI_Group group, int assert, MPI_Win win, int active, uintptr_t ret) {
+  hrace_win_t *w = active ? hrace__win_of(win) : NULL;
   uint8_t *g = NULL;
-  if (w && w->started) {
-    hrace__report_misuse(HRACE_CALLER(), "MPI_Win_start on window %s inside an access epoch "
+  if (w && hrace__epoch_check(w, HRACE_EC_START, -1) == HRACE_EV_NESTED) {
+    hrace__report_misuse(hrace__caller(ret), "MPI_Win_start on window %s inside an access epoch "
                          "(no MPI_Win_complete since the last start)", w->name);
     w = NULL;
   }
-  if (w) g = members(w, group, "MPI_Win_start", HRACE_CALLER());
+  if (w) g = members(w, group, "MPI_Win_start", hrace__caller(ret));
   if (g) {
     hrace__win_lock();
     int unused = 0;
-    await(w, g, w->posts, HRACE_CALLER(), "MPI_Win_start", "MPI_Win_post", MPI_WIN_NULL, &unused);
+    await(w, g, w->posts, hrace__caller(ret), "MPI_Win_start", "MPI_Win_post", MPI_WIN_NULL, &unused);
     hrace__win_unlock();
   }
   int rc = PMPI_Win_start(group, assert, win);
@@ -191,15 +189,13 @@ HRACE_EXPORT int MPI_Win_start(MPI_Group group, int assert, MPI_Win win) {
     }
   }
   free(g);
-  HRACE_LEAVE();
   return rc;
 }
 
-HRACE_EXPORT int MPI_Win_complete(MPI_Win win) {
-  HRACE_ENTER();
-  hrace_win_t *w = HRACE_ACTIVE() ? hrace__win_of(win) : NULL;
-  if (w && !w->started) {
-    hrace__report_misuse(HRACE_CALLER(), "MPI_Win_complete on window %s without MPI_Win_start",
+int hrace__h_win_complete(MPI_Win win, int active, uintptr_t ret) {
+  hrace_win_t *w = active ? hrace__win_of(win) : NULL;
+  if (w && hrace__epoch_check(w, HRACE_EC_COMPLETE, -1) == HRACE_EV_NOT_OPEN) {
+    hrace__report_misuse(hrace__caller(ret), "MPI_Win_complete on window %s without MPI_Win_start",
                          w->name);
     w = NULL;
   }
@@ -223,7 +219,6 @@ HRACE_EXPORT int MPI_Win_complete(MPI_Win win) {
     hrace__buffers_complete(w, -1);
     hrace__signal_done("MPI_Win_complete");
   }
-  HRACE_LEAVE();
   return rc;
 }
 
@@ -242,37 +237,33 @@ static void end_exposure(hrace_win_t *w, uintptr_t pc) {
   hrace__vc_free(&got);
 }
 
-HRACE_EXPORT int MPI_Win_wait(MPI_Win win) {
-  HRACE_ENTER();
-  hrace_win_t *w = HRACE_ACTIVE() ? hrace__win_of(win) : NULL;
-  if (w && !w->posted) {
-    hrace__report_misuse(HRACE_CALLER(), "MPI_Win_wait on window %s without MPI_Win_post", w->name);
+int hrace__h_win_wait(MPI_Win win, int active, uintptr_t ret) {
+  hrace_win_t *w = active ? hrace__win_of(win) : NULL;
+  if (w && hrace__epoch_check(w, HRACE_EC_WAIT, -1) == HRACE_EV_NOT_OPEN) {
+    hrace__report_misuse(hrace__caller(ret), "MPI_Win_wait on window %s without MPI_Win_post", w->name);
     w = NULL;
   }
   int ended = 0;
   if (w) {   /* wait for the DONEs first (see the top of this file), then let MPI wait */
     hrace__win_lock();
-    await(w, w->post_group, w->dones, HRACE_CALLER(), "MPI_Win_wait", "MPI_Win_complete", win,
+    await(w, w->post_group, w->dones, hrace__caller(ret), "MPI_Win_wait", "MPI_Win_complete", win,
           &ended);
     for (int g = 0; g < w->gsize; g++) w->dones[g] += w->post_group[g];   /* not consumed yet */
     hrace__win_unlock();
   }
   int rc = ended ? MPI_SUCCESS : PMPI_Win_wait(win);
-  if (w && rc == MPI_SUCCESS) end_exposure(w, HRACE_CALLER());
-  HRACE_LEAVE();
+  if (w && rc == MPI_SUCCESS) end_exposure(w, hrace__caller(ret));
   return rc;
 }
 
-HRACE_EXPORT int MPI_Win_test(MPI_Win win, int *flag) {
-  HRACE_ENTER();
-  hrace_win_t *w = HRACE_ACTIVE() ? hrace__win_of(win) : NULL;
-  if (w && !w->posted) {
-    hrace__report_misuse(HRACE_CALLER(), "MPI_Win_test on window %s without MPI_Win_post", w->name);
+int hrace__h_win_test(MPI_Win win, int *flag, int active, uintptr_t ret) {
+  hrace_win_t *w = active ? hrace__win_of(win) : NULL;
+  if (w && hrace__epoch_check(w, HRACE_EC_WAIT, -1) == HRACE_EV_NOT_OPEN) {
+    hrace__report_misuse(hrace__caller(ret), "MPI_Win_test on window %s without MPI_Win_post", w->name);
     w = NULL;
   }
   int rc = PMPI_Win_test(win, flag);
   /* MPI says every origin has completed: their DONEs are sent or on their way. */
-  if (w && rc == MPI_SUCCESS && *flag) end_exposure(w, HRACE_CALLER());
-  HRACE_LEAVE();
+  if (w && rc == MPI_SUCCESS && *flag) end_exposure(w, hrace__caller(ret));
   return rc;
 }

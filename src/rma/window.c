@@ -120,9 +120,7 @@ hrace_win_t *hrace__win_register(MPI_Win win, MPI_Comm comm, int kind, void *bas
    * and in the registry before the all-to-all clock exchange below (window creation orders
    * every member after every other: docs/rma.md, "Windows"), so no record can arrive for an
    * unknown window. */
-  pthread_mutex_lock(&mu);
-  uint32_t id = next_id;
-  pthread_mutex_unlock(&mu);
+  uint32_t id = hrace__win_propose_id();
   PMPI_Allreduce(MPI_IN_PLACE, &id, 1, MPI_UINT32_T, MPI_MAX, w->shadow);
   w->id = id;
   snprintf(w->name, sizeof w->name, "win%u", id);
@@ -130,8 +128,21 @@ hrace_win_t *hrace__win_register(MPI_Win win, MPI_Comm comm, int kind, void *bas
   else segment_init(w, base, mine[0]);
   if (kind == HRACE_WIN_SHARED) hrace__shared_register(w);
 
+  hrace__win_insert(w);
+  hrace__sync_all(w->shadow, NULL, 0, hrace__win_creator(kind));
+  return w;
+}
+
+uint32_t hrace__win_propose_id(void) {
   pthread_mutex_lock(&mu);
-  if (id >= next_id) next_id = id + 1;
+  uint32_t id = next_id;
+  pthread_mutex_unlock(&mu);
+  return id;
+}
+
+void hrace__win_insert(hrace_win_t *w) {
+  pthread_mutex_lock(&mu);
+  if (w->id >= next_id) next_id = w->id + 1;
   if (nwins == capwins) {
     capwins = capwins ? 2 * capwins : 8;
     wins = realloc(wins, capwins * sizeof *wins);
@@ -139,8 +150,6 @@ hrace_win_t *hrace__win_register(MPI_Win win, MPI_Comm comm, int kind, void *bas
   }
   wins[nwins++] = w;
   pthread_mutex_unlock(&mu);
-  hrace__sync_all(w->shadow, NULL, 0, hrace__win_creator(kind));
-  return w;
 }
 
 const char *hrace__win_creator(int kind) {
@@ -284,10 +293,7 @@ static void segment_free(hrace_win_t *s) {
   free(s);
 }
 
-void hrace__win_unregister(hrace_win_t *w) {
-  hrace__sync_all(w->shadow, NULL, 0, "MPI_Win_free");
-  hrace__buffers_window_gone(w);
-  hrace__shared_unregister(w);
+void hrace__win_remove(hrace_win_t *w) {
   hrace__filter_remove(&w->cells);
   for (hrace_win_t *r = w->regions; r; r = r->next) hrace__filter_remove(&r->cells);
   pthread_mutex_lock(&mu);
@@ -298,9 +304,17 @@ void hrace__win_unregister(hrace_win_t *w) {
     if ((*p)->parent == w) { hrace_win_t *r = *p; *p = r->next; r->next = dead; dead = r; }
     else p = &(*p)->next;
   }
+  w->regions = NULL;
   pthread_mutex_unlock(&mu);
   for (hrace_win_t *r = regions, *nx; r; r = nx) nx = r->next, segment_free(r);
   for (hrace_win_t *r = dead, *nx; r; r = nx) nx = r->next, segment_free(r);
+}
+
+void hrace__win_unregister(hrace_win_t *w) {
+  hrace__sync_all(w->shadow, NULL, 0, "MPI_Win_free");
+  hrace__buffers_window_gone(w);
+  hrace__shared_unregister(w);
+  hrace__win_remove(w);
   for (hrace_resource_t *r = w->resources, *nx; r; r = nx) {
     nx = r->next;
     hrace__vc_free(&r->vc);

@@ -95,6 +95,21 @@ typedef struct hrace_win {
   hrace_resource_t *resources;  /* annotated synchronisation locations (annotate.c) */
 } hrace_win_t;
 
+/* Is `call` valid in w's origin-side epoch state (lock, lock_all, dirty, started, posted)?
+ * The table is in epoch.c; the wrappers of epoch.c and pscw.c diagnose what it refuses. */
+enum hrace_epoch_call {
+  HRACE_EC_LOCK, HRACE_EC_UNLOCK, HRACE_EC_LOCK_ALL, HRACE_EC_UNLOCK_ALL, HRACE_EC_FLUSH,
+  HRACE_EC_FENCE_NOPRECEDE, HRACE_EC_POST, HRACE_EC_START, HRACE_EC_COMPLETE, HRACE_EC_WAIT,
+};
+enum hrace_epoch_verdict {
+  HRACE_EV_OK,        /* valid */
+  HRACE_EV_TARGET,    /* a target rank outside the window's group: left to MPI, no diagnostic */
+  HRACE_EV_NESTED,    /* the epoch it opens is open already */
+  HRACE_EV_NOT_OPEN,  /* no epoch of the kind it needs (ends, flushes) */
+  HRACE_EV_PENDING,   /* fence(MPI_MODE_NOPRECEDE) with operations issued since the last fence */
+};
+int hrace__epoch_check(const hrace_win_t *w, int call, int target);
+
 /* The segment whose shadow is `cells` (a tracked range's owner, a race sink's ctx). */
 static inline hrace_win_t *hrace__win_of_cells(const hrace_shadow_t *cells) {
   return HRACE_CONTAINER_OF(cells, hrace_win_t, cells);
@@ -114,6 +129,14 @@ hrace_win_t *hrace__win_of(MPI_Win win);
 hrace_win_t *hrace__win_by_id(uint32_t id);
 /* Before PMPI_Win_free: all-to-all clock exchange, unregister, free. */
 void hrace__win_unregister(hrace_win_t *w);
+/* The registry below the collective parts of register / unregister (the unit tests drive it
+ * with windows made by hand): the id this process proposes for its next window (the members
+ * agree on the largest proposal); insert a window under its agreed id (later proposals exceed
+ * it); remove one, with its tracked memory and every region attached to it (the window's own
+ * shadow and arrays stay the caller's). */
+uint32_t hrace__win_propose_id(void);
+void hrace__win_insert(hrace_win_t *w);
+void hrace__win_remove(hrace_win_t *w);
 /* Dynamic windows: a region attached / detached locally. */
 void hrace__win_attach(hrace_win_t *w, void *base, MPI_Aint size);
 int hrace__win_detach(hrace_win_t *w, const void *base);   /* 0, or -1: not attached */
