@@ -126,6 +126,8 @@ def body(name, cls, args):
                 f"rc = hrace__p2p_sendrecv(&s_, &r_, {replace});"]
     if base in HANDLERS:
         return [f"rc = hrace__h_{base}({call_args}{', ' if call_args else ''}HRACE_ACTIVE());"]
+    if base == "coll" and len(parts) > 2 and parts[2] == "init":
+        return persistent_coll(name, parts[1], args)
     if base == "coll":
         kind, nb = parts[1], len(parts) > 2 and parts[2] == "nb"
         req = by_role(args, "req") if nb else "NULL"
@@ -187,6 +189,27 @@ def body(name, cls, args):
                 f"if (!atomic_exchange(&warned_, 1)) hrace__unmodelled(\"{name}\", \"{why}\");",
                 f"rc = {real};"]
     raise DefError(f"{name}: no template for class {cls}")
+
+
+def persistent_coll(name, kind, args):
+    """coll.KIND.init: an MPI-4 persistent collective's initialisation (MPI_Allreduce_init). The
+    real call, then the request's persistent state (coll.c: each MPI_Start begins a round) and
+    the buffers every round puts in flight, recorded by the non-blocking form's hrace__nbc_*
+    (its arguments are the init's without the info)."""
+    call_args = ", ".join(p for _, p, _ in args)
+    comm, root = by_role(args, "comm"), by_role(args, "root", None)
+    lines = [f"MPI_Comm comm_ = {comm};"]
+    if root is not None:   # a root that is no rank is diagnosed; the call is then not modelled
+        lines.append(f"if (hrace__check_root(\"{name}\", comm_, {root}, HRACE_CALLER())) comm_ = MPI_COMM_NULL;")
+    lines += [f"rc = PMPI_{name[4:]}({call_args});",
+              f"int made_ = rc == MPI_SUCCESS && hrace__coll_persistent(HRACE_COLL_{kind.upper()}, comm_, "
+              f"{root if root is not None else '0'}, \"{name}\", {by_role(args, 'req')}, HRACE_ACTIVE(), HRACE_CALLER());"]
+    if kind != "barrier" and name.endswith("_init"):
+        nbargs = ", ".join(p for d, p, _ in args if not d.startswith("MPI_Info "))
+        lines.append(f"if (made_ && HRACE_ACTIVE()) hrace__nbc_I{name[4:-5].lower()}({nbargs}, HRACE_CALLER());")
+    else:
+        lines.append("(void)made_;")
+    return lines
 
 
 COUNT_ROLES = {"count", "scount", "rcount"}

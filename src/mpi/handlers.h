@@ -89,6 +89,10 @@ void hrace__coll_start(hrace_coll_t *c);
 /* After the real call: rc is its result; req is the non-blocking call's request, or NULL. */
 void hrace__coll_end(hrace_coll_t *c, int rc, MPI_Request *req);
 int hrace__coll_barrier(hrace_coll_t *c);
+/* After a successful MPI-4 persistent collective initialisation (MPI_Allreduce_init, ...):
+ * the request's state; 1 if made (comm known), then hrace__nbc_* records its buffers. */
+int hrace__coll_persistent(int kind, MPI_Comm comm, int root, const char *fn, MPI_Request *req,
+                           int active, uintptr_t pc);
 
 /* ---- communicators (comm.c) -------------------------------------------------------------- */
 void hrace__comm_created(MPI_Comm nc, MPI_Comm parent);

@@ -82,9 +82,17 @@ static int degrees(MPI_Comm comm, int *in, int *out) {
   }
 }
 
+/* The pieces go in flight now (a non-blocking call), or are kept for every MPI_Start of a
+ * persistent collective (coll.c, hrace__coll_started), under the name of its init call. */
 static void done(pieces_t *p, MPI_Request req, const char *fn, uintptr_t pc) {
   hrace_rs_t *s = p->n ? hrace__rs_get(req) : NULL;
-  if (s && s->kind == HRACE_RS_COLL) {
+  if (s && s->kind == HRACE_RS_COLL && s->persistent) {
+    free(s->pieces);
+    s->pieces = malloc(p->n * sizeof *s->pieces);
+    if (!s->pieces) abort();
+    for (int i = 0; i < p->n; i++) s->pieces[i] = p->b[i];
+    s->npieces = p->n;
+  } else if (s && s->kind == HRACE_RS_COLL) {
     hrace__rs_buffers_done(s);
     s->nbbuf = hrace__nb_track(p->b, p->n, fn, pc);
   }

@@ -8,7 +8,8 @@
  *                                             the receiver's clock (ssend.c)
  *   RECV        Irecv, Imrecv, Recv_init      unpack, fix the status count, join the clock,
  *                                             check message races
- *   COLL        non-blocking collectives      wait for the shadow exchange, join
+ *   COLL        non-blocking collectives,     wait for the shadow exchange, join
+ *               MPI-4 persistent ones         (persistent: each Start begins a round)
  *   IDUP        MPI_Comm_idup                 finish the shadow idup, register the comm
  *   WATCH       hrace__request_watch          run the watch (request.h: request-based RMA) */
 #ifndef HRACE_MPI_REQTAB_H
@@ -49,6 +50,8 @@ typedef struct hrace_rs {
   int cn;
   MPI_Request shadow_req[HRACE_XREQ_MAX];   /* COLL: the exchange's requests; IDUP: [0] */
   int nshadow;
+  hrace_nbbuf_t *pieces;     /* persistent COLL: the buffers each Start puts in flight, owned */
+  int npieces;
   /* IDUP */
   MPI_Comm *newcomm, shadow_comm;
   /* WATCH (never persistent: request-based RMA operations) */
@@ -116,4 +119,5 @@ void hrace__p2p_start_send(hrace_rs_t *s, int active);
 void hrace__p2p_start_recv(hrace_rs_t *s, int active);
 void hrace__p2p_recv_complete(hrace_rs_t *s, MPI_Status *st, int active);
 void hrace__coll_complete(hrace_rs_t *s, int active);
+void hrace__coll_started(hrace_rs_t *s, int active);   /* MPI_Start of a persistent collective */
 #endif
