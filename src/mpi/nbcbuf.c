@@ -19,7 +19,12 @@
  *   Ineighbor_*                   sendbuf, one block per out-edge   recvbuf, one per in-edge
  *
  * With MPI_IN_PLACE the receive buffer is also read; it is tracked as written, which covers
- * both. Intercommunicators are not tracked (their roles and sizes differ; see docs/mpi.md). */
+ * both. On an intercommunicator "every block" means one per rank of the remote group, the
+ * root passes MPI_ROOT (it only sends, or only receives) and the rest of its group
+ * MPI_PROC_NULL (no buffers), MPI-3.1 Sec. 5.2.3. Ireduce_scatter(_block) on one is not
+ * tracked: whether its send buffer spans the local or the remote group's blocks is read
+ * differently by implementations, and a span too long would report races that are not.
+ * Scans and neighbourhood collectives have no intercommunicator form. */
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -51,11 +56,15 @@ static MPI_Aint extent(MPI_Datatype dt) {
   return PMPI_Type_get_extent(dt, &lb, &ext) == MPI_SUCCESS ? ext : 0;
 }
 
-/* Size and rank in comm; 0 for an intercommunicator (not tracked). */
-static int shape(MPI_Comm comm, int *rank) {
-  int inter = 0, size = 0;
-  if (PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter) return 0;
-  PMPI_Comm_size(comm, &size);
+/* Rank in comm, and the number of blocks a v-form or an all-to-all has: the size of comm, or of
+ * the remote group of an intercommunicator (*inter set: MPI-3.1 Sec. 5.2.3, data flows between
+ * the groups). 0 when MPI will not say. */
+static int shape(MPI_Comm comm, int *rank, int *inter) {
+  int size = 0;
+  *inter = 0;
+  if (PMPI_Comm_test_inter(comm, inter) != MPI_SUCCESS) return 0;
+  if ((*inter ? PMPI_Comm_remote_size(comm, &size) : PMPI_Comm_size(comm, &size)) != MPI_SUCCESS)
+    return 0;
   PMPI_Comm_rank(comm, rank);
   return size;
 }
@@ -102,9 +111,17 @@ static void done(pieces_t *p, MPI_Request req, const char *fn, uintptr_t pc) {
 #define BEGIN(comm)                                                        \
   pieces_t p_ = { .cap = 8 };                                              \
   p_.b = p_.stack;                                                         \
-  int rank_ = 0, size_ = shape(comm, &rank_);                              \
+  int rank_ = 0, inter_ = 0, size_ = shape(comm, &rank_, &inter_);         \
   if (!size_) return;                                                      \
-  (void)rank_
+  (void)rank_, (void)inter_
+
+/* Roles in a rooted call. Intracommunicator: the root, and every rank (root included) as a
+ * member that sends its block (Gather, Reduce) or receives one (Scatter). Intercommunicator:
+ * the root passes MPI_ROOT, the rest of its group MPI_PROC_NULL (no buffers at all), and the
+ * other group's ranks are the members; the root is none. */
+#define ROOTED(root)                                                       \
+  int root_ = inter_ ? (root) == MPI_ROOT : rank_ == (root);               \
+  int member_ = inter_ ? (root) != MPI_ROOT && (root) != MPI_PROC_NULL : 1
 
 /* Blocks of a v-form buffer: counts[i] elements at displs[i] extents, for every i < n. */
 static void blocks(pieces_t *p, const void *buf, const int *counts, const int *displs,
@@ -117,7 +134,8 @@ static void blocks(pieces_t *p, const void *buf, const int *counts, const int *d
 void hrace__nbc_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
                        MPI_Request *request, uintptr_t pc) {
   BEGIN(comm);
-  add(&p_, buffer, 0, count, datatype, rank_ != root);
+  ROOTED(root);
+  if (root_ || member_) add(&p_, buffer, 0, count, datatype, !root_);
   done(&p_, *request, "MPI_Ibcast", pc);
 }
 
@@ -125,8 +143,9 @@ void hrace__nbc_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendty
                          int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
                          MPI_Request *request, uintptr_t pc) {
   BEGIN(comm);
-  if (rank_ == root) add(&p_, sendbuf, 0, sendcount * size_, sendtype, 0);
-  add(&p_, recvbuf, 0, recvcount, recvtype, 1);
+  ROOTED(root);
+  if (root_) add(&p_, sendbuf, 0, sendcount * size_, sendtype, 0);
+  if (member_) add(&p_, recvbuf, 0, recvcount, recvtype, 1);
   done(&p_, *request, "MPI_Iscatter", pc);
 }
 
@@ -134,8 +153,9 @@ void hrace__nbc_Iscatterv(const void *sendbuf, const int sendcounts[], const int
                           MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
                           int root, MPI_Comm comm, MPI_Request *request, uintptr_t pc) {
   BEGIN(comm);
-  if (rank_ == root) blocks(&p_, sendbuf, sendcounts, displs, sendtype, size_, 0);
-  add(&p_, recvbuf, 0, recvcount, recvtype, 1);
+  ROOTED(root);
+  if (root_) blocks(&p_, sendbuf, sendcounts, displs, sendtype, size_, 0);
+  if (member_) add(&p_, recvbuf, 0, recvcount, recvtype, 1);
   done(&p_, *request, "MPI_Iscatterv", pc);
 }
 
@@ -143,8 +163,9 @@ void hrace__nbc_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtyp
                         int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
                         MPI_Request *request, uintptr_t pc) {
   BEGIN(comm);
-  add(&p_, sendbuf, 0, sendcount, sendtype, 0);
-  if (rank_ == root) add(&p_, recvbuf, 0, recvcount * size_, recvtype, 1);
+  ROOTED(root);
+  if (member_) add(&p_, sendbuf, 0, sendcount, sendtype, 0);
+  if (root_) add(&p_, recvbuf, 0, recvcount * size_, recvtype, 1);
   done(&p_, *request, "MPI_Igather", pc);
 }
 
@@ -152,8 +173,9 @@ void hrace__nbc_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendty
                          const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
                          MPI_Comm comm, MPI_Request *request, uintptr_t pc) {
   BEGIN(comm);
-  add(&p_, sendbuf, 0, sendcount, sendtype, 0);
-  if (rank_ == root) blocks(&p_, recvbuf, recvcounts, displs, recvtype, size_, 1);
+  ROOTED(root);
+  if (member_) add(&p_, sendbuf, 0, sendcount, sendtype, 0);
+  if (root_) blocks(&p_, recvbuf, recvcounts, displs, recvtype, size_, 1);
   done(&p_, *request, "MPI_Igatherv", pc);
 }
 
@@ -161,8 +183,9 @@ void hrace__nbc_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datat
                         MPI_Op op, int root, MPI_Comm comm, MPI_Request *request, uintptr_t pc) {
   (void)op;
   BEGIN(comm);
-  add(&p_, sendbuf, 0, count, datatype, 0);
-  if (rank_ == root) add(&p_, recvbuf, 0, count, datatype, 1);
+  ROOTED(root);
+  if (member_) add(&p_, sendbuf, 0, count, datatype, 0);
+  if (root_) add(&p_, recvbuf, 0, count, datatype, 1);
   done(&p_, *request, "MPI_Ireduce", pc);
 }
 
@@ -231,7 +254,7 @@ void hrace__nbc_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int re
                                 MPI_Request *request, uintptr_t pc) {
   (void)op;
   BEGIN(comm);
-  if (!recvcounts) return;
+  if (!recvcounts || inter_) return;   /* intercommunicator: which group's size, see above */
   int total = 0;
   for (int i = 0; i < size_; i++) total += recvcounts[i];
   add(&p_, sendbuf, 0, total, datatype, 0);
@@ -244,6 +267,7 @@ void hrace__nbc_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int re
                                       MPI_Request *request, uintptr_t pc) {
   (void)op;
   BEGIN(comm);
+  if (inter_) return;
   add(&p_, sendbuf, 0, recvcount * size_, datatype, 0);
   add(&p_, recvbuf, 0, recvcount, datatype, 1);
   done(&p_, *request, "MPI_Ireduce_scatter_block", pc);
