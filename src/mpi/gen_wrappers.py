@@ -77,6 +77,8 @@ def parse(path):
 
 
 COLL_CHECKED = {"Bcast", "Allreduce", "Reduce", "Allgather", "Alltoall"}
+COLL_V = {"Scatterv", "Gatherv", "Allgatherv", "Alltoallv", "Alltoallw", "Reduce_scatter",
+          "Neighbor_allgatherv", "Neighbor_alltoallv", "Neighbor_alltoallw"}
 
 
 def by_role(args, role, default="NULL"):
@@ -155,6 +157,12 @@ def body(name, cls, args):
             if root:   # an intercommunicator's MPI_ROOT / MPI_PROC_NULL side gives none
                 call = f"{root} >= 0 ? {call} : 0"
             pre = [f"int bad_ = {call};", "(void)bad_;"]
+        vplain = nbname if nb else name[4:]
+        if vplain in COLL_V:
+            # Count / displacement arrays of the v and w forms (mpi/argcheck.h): diagnosed only.
+            bargs = ", ".join(p for _, p, r in args if r != "req")
+            chk = f"hrace__check_{vplain}(\"{name}\", {bargs}, HRACE_CALLER())"
+            pre = [f"int bad_ = {chk};", "(void)bad_;"]
         lines = pre + ["hrace_coll_t c_;",
                  f"hrace__coll_begin(&c_, HRACE_COLL_{kind.upper()}, {comm}, "
                  f"{by_role(args, 'root', '0')}, \"{name}\", HRACE_ACTIVE());"]
@@ -201,12 +209,17 @@ def persistent_coll(name, kind, args):
     lines = [f"MPI_Comm comm_ = {comm};"]
     if root is not None:   # a root that is no rank is diagnosed; the call is then not modelled
         lines.append(f"if (hrace__check_root(\"{name}\", comm_, {root}, HRACE_CALLER())) comm_ = MPI_COMM_NULL;")
+    bad = ""
+    if name.endswith("_init") and name[4:-5] in COLL_V:   # as for the blocking form
+        bargs = ", ".join(p for d, p, r in args if r != "req" and not d.startswith("MPI_Info "))
+        lines.append(f"int bad_ = hrace__check_{name[4:-5]}(\"{name}\", {bargs}, HRACE_CALLER());")
+        bad = " && !bad_"
     lines += [f"rc = PMPI_{name[4:]}({call_args});",
               f"int made_ = rc == MPI_SUCCESS && hrace__coll_persistent(HRACE_COLL_{kind.upper()}, comm_, "
               f"{root if root is not None else '0'}, \"{name}\", {by_role(args, 'req')}, HRACE_ACTIVE(), HRACE_CALLER());"]
     if kind != "barrier" and name.endswith("_init"):
         nbargs = ", ".join(p for d, p, _ in args if not d.startswith("MPI_Info "))
-        lines.append(f"if (made_ && HRACE_ACTIVE()) hrace__nbc_I{name[4:-5].lower()}({nbargs}, HRACE_CALLER());")
+        lines.append(f"if (made_ && HRACE_ACTIVE(){bad}) hrace__nbc_I{name[4:-5].lower()}({nbargs}, HRACE_CALLER());")
     else:
         lines.append("(void)made_;")
     return lines

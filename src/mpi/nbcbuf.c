@@ -56,10 +56,7 @@ static MPI_Aint extent(MPI_Datatype dt) {
   return PMPI_Type_get_extent(dt, &lb, &ext) == MPI_SUCCESS ? ext : 0;
 }
 
-/* Rank in comm, and the number of blocks a v-form or an all-to-all has: the size of comm, or of
- * the remote group of an intercommunicator (*inter set: MPI-3.1 Sec. 5.2.3, data flows between
- * the groups). 0 when MPI will not say. */
-static int shape(MPI_Comm comm, int *rank, int *inter) {
+int hrace__coll_shape(MPI_Comm comm, int *rank, int *inter) {
   int size = 0;
   *inter = 0;
   if (PMPI_Comm_test_inter(comm, inter) != MPI_SUCCESS) return 0;
@@ -69,8 +66,7 @@ static int shape(MPI_Comm comm, int *rank, int *inter) {
   return size;
 }
 
-/* In- and out-degree of a communicator with a topology; -1 without one. */
-static int degrees(MPI_Comm comm, int *in, int *out) {
+int hrace__coll_degrees(MPI_Comm comm, int *in, int *out) {
   int topo = MPI_UNDEFINED, rank, nd, w;
   *in = *out = 0;
   if (PMPI_Topo_test(comm, &topo) != MPI_SUCCESS) return -1;
@@ -111,7 +107,8 @@ static void done(pieces_t *p, MPI_Request req, const char *fn, uintptr_t pc) {
 #define BEGIN(comm)                                                        \
   pieces_t p_ = { .cap = 8 };                                              \
   p_.b = p_.stack;                                                         \
-  int rank_ = 0, inter_ = 0, size_ = shape(comm, &rank_, &inter_);         \
+  int rank_ = 0, inter_ = 0;                                               \
+  int size_ = hrace__coll_shape(comm, &rank_, &inter_);                    \
   if (!size_) return;                                                      \
   (void)rank_, (void)inter_
 
@@ -296,7 +293,7 @@ void hrace__nbc_Iexscan(const void *sendbuf, void *recvbuf, int count, MPI_Datat
 
 #define NEIGHBOURS(comm)                                                   \
   int in_, out_;                                                           \
-  if (degrees(comm, &in_, &out_)) {                                        \
+  if (hrace__coll_degrees(comm, &in_, &out_)) {                           \
     done(&p_, MPI_REQUEST_NULL, NULL, 0);                                  \
     return;                                                                \
   }
