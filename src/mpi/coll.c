@@ -420,6 +420,12 @@ int hrace__coll_persistent(int kind, MPI_Comm comm, int root, const char *fn, MP
 /* MPI_Start (complete.c) of a persistent collective: this round's exchange, its tick, and its
  * buffers in flight until completion. */
 void hrace__coll_started(hrace_rs_t *s, int active) {
+#if MPI_VERSION >= 4
+  if (s->ckind == HRACE_COLL_PART) {
+    hrace__part_started(s, active);
+    return;
+  }
+#endif
   hrace_coll_t c;
   hrace__coll_begin(&c, s->ckind, s->rec->comm, s->root, s->fn, active);
   if (!c.rec) return;

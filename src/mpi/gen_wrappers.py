@@ -16,7 +16,9 @@ P2P = {"send", "isend", "send_init", "recv", "irecv", "recv_init", "mrecv", "imr
 HANDLERS = {"start", "startall", "wait", "test", "waitall", "testall", "waitany", "testany",
             "waitsome", "testsome", "get_status", "request_free", "cancel", "buffer_attach",
             "buffer_detach", "comm_idup", "sendrecv", "sendrecv_replace", "isendrecv",
-            "isendrecv_replace"}
+            "isendrecv_replace", "psend_init", "precv_init", "pready", "pready_range",
+            "pready_list", "parrived"}
+PC_HANDLERS = {"psend_init", "precv_init"}  # also get the caller's code address
 MPI4 = {"isendrecv", "isendrecv_replace"}   # generated under #if MPI_VERSION >= 4
 MPI4_NAMES = set()                          # so are the lines marked "@4"
 UNMODELLED = {
@@ -127,7 +129,8 @@ def body(name, cls, args):
         return [f"hrace_p2p_t s_ = {s}, r_ = {r};",
                 f"rc = hrace__p2p_sendrecv(&s_, &r_, {replace});"]
     if base in HANDLERS:
-        return [f"rc = hrace__h_{base}({call_args}{', ' if call_args else ''}HRACE_ACTIVE());"]
+        pc = ", HRACE_CALLER()" if base in PC_HANDLERS else ""
+        return [f"rc = hrace__h_{base}({call_args}{', ' if call_args else ''}HRACE_ACTIVE(){pc});"]
     if base == "coll" and len(parts) > 2 and parts[2] == "init":
         return persistent_coll(name, parts[1], args)
     if base == "coll":
