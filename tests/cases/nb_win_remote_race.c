@@ -1,8 +1,7 @@
 /* hrace-test
  * ranks: 2
  * expect: race
- * pair: 30 25
- * todo: another process's RMA operation on bytes of this process's window that a pending non-blocking call uses is not seen: rma/buffers.c keeps non-blocking calls' buffers out of the window's shadow (it would need a descriptor label for MPI calls that are not RMA operations)
+ * pair: 29 24
  */
 /* A non-blocking receive into the process's own window while another process puts into the
  * same bytes: MPI writes them twice, in no order (MPI-3.1 Sec. 3.7.2 and 11.7). Rank 1 posts
