@@ -346,12 +346,16 @@ static region_t *region_of(uintptr_t lo, uintptr_t hi, int *created) {
 static hrace_inflight_t *issue(hrace_inflight_t *n, int joinable) {
   pthread_mutex_lock(&mu);
   /* Two operations in flight over the same bytes, one of them writing: a race (both are in
-   * flight now, see the top of this file). */
+   * flight now, see the top of this file). The same look-up says which spans meet a window
+   * of this process (`inwin`): only those of a non-blocking call go into its shadow, so that
+   * an MPI_Isend far from every window costs no second look-up. */
+  unsigned inwin = 0;
   for (unsigned j = 0; j < n->nspan; j++) {
     const span_t *ns = &n->span[j];
     hrace_range_t stack[8], *rs;
     unsigned nr = tracked(ns->lo, ns->hi, stack, 8, &rs);
     for (unsigned i = 0; i < nr; i++) {
+      if (rs[i].kind == HRACE_TRACK_WINDOW) inwin |= 1u << j;
       region_t *g = region_at(&rs[i]);
       if (!g || (!g->nwriters && !ns->writes)) continue;
       for (const span_t *s = g->spans; s; s = s->rnext) {
@@ -406,7 +410,7 @@ static hrace_inflight_t *issue(hrace_inflight_t *n, int joinable) {
     s->reg->nwriters += s->writes != 0;
     atomic_fetch_add_explicit(&s->reg->busy, 1, memory_order_release);
     if (created) added[nadded++] = s->reg;
-    into_windows(o, s);
+    if (o->w || (inwin & (1u << j))) into_windows(o, s);
   }
   /* Tracked first, then the history of earlier accesses by other threads (issue 6): an access
    * racing with this very issue is seen by one of the two. Both under mu, so o cannot be
