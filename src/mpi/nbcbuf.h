@@ -1,6 +1,8 @@
 /* The buffers of non-blocking collectives (nbcbuf.c): one function per call, with the call's
  * own parameters and then the caller's code address; the generated wrapper calls it after a
- * successful real call on a communicator hrace knows. */
+ * successful real call on a communicator hrace knows, and after an MPI-4 persistent
+ * collective's init (the init's arguments without the info), whose state keeps the pieces
+ * for every MPI_Start. */
 #ifndef HRACE_MPI_NBCBUF_H
 #define HRACE_MPI_NBCBUF_H
 #include <mpi.h>
