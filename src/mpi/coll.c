@@ -434,10 +434,7 @@ void hrace__coll_started(hrace_rs_t *s, int active) {
   hrace_clk_t *send;
   int nsend, nrecv;
   hrace_clk_t *recv = buffers(&c, &send, &nsend, &nrecv);
-  if (launch(&c, s, send, nsend, recv, nrecv)) {
-    s->frame = NULL, s->cbuf = NULL;
-    return;
-  }
+  if (launch(&c, s, send, nsend, recv, nrecv)) return;
   s->started = 1;
   if (active && s->npieces) {
     hrace__rs_buffers_done(s);

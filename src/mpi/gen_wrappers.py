@@ -5,8 +5,8 @@ usage: gen_wrappers.py wrappers.def out.c
 
 Each wrapper is the same few lines: take the per-thread re-entry guard (wrap.h), pass straight
 to PMPI before MPI_Init / after MPI_Finalize, otherwise hand the call to the handler of its
-class with its arguments sorted by role. The handlers (p2p.c, complete.c, coll.c, comm.c) hold
-all the meaning; this script knows only the shapes."""
+class with its arguments sorted by role. The handlers (p2p.c, complete.c, coll.c, comm.c,
+part.c) hold all the meaning; this script knows only the shapes."""
 
 import re
 import sys

@@ -51,7 +51,7 @@ typedef struct part {
   MPI_Datatype type;
   const char *buf;
   MPI_Aint stride;             /* bytes from one partition to the next */
-  int ready;                   /* partitions readied (sender) / arrived (receiver) this round */
+  int ready;                   /* sender: partitions readied this round */
   hrace_clk_t *acc;            /* sender: the join of the Preadys' clocks, clock_len entries,
                                   in the same allocation (the state frees it as its frame) */
   unsigned char flag[];        /* per partition: readied / arrived this round */
