@@ -11,7 +11,8 @@
   X(LOAD, "load") X(STORE, "store") X(ATOMIC_LOAD, "atomic load") X(ATOMIC_STORE, "atomic store") \
   X(ATOMIC_RMW, "atomic update") X(PUT, "MPI_Put") X(GET, "MPI_Get") X(ACC, "MPI_Accumulate") \
   X(GET_ACC, "MPI_Get_accumulate") X(FOP, "MPI_Fetch_and_op") X(CAS, "MPI_Compare_and_swap") \
-  X(RPUT, "MPI_Rput") X(RGET, "MPI_Rget") X(RACC, "MPI_Raccumulate") X(RGET_ACC, "MPI_Rget_accumulate")
+  X(RPUT, "MPI_Rput") X(RGET, "MPI_Rget") X(RACC, "MPI_Raccumulate") X(RGET_ACC, "MPI_Rget_accumulate") \
+  X(NBCALL, "non-blocking call")   /* a buffer of MPI_Isend, MPI_Irecv, ... (mpi/request.h) */
 enum hrace_op {
 #define X(e, s) HRACE_OP_##e,
   HRACE_OPS(X)

@@ -282,13 +282,17 @@ static void hint(char *out, size_t n, const hrace_access_t *now, const hrace_acc
   if (rprev && c == HRACE_CLK_INF) {
     if (rnow && same)
       len = snprintf(out, n, "rank %d issued %s (%s:%d) and then %s (%s:%d) with nothing completing "
-                     "the first in between (MPI_Win_flush, unlock, fence, complete): MPI may "
-                     "apply them in either order", sb->rank, sb->op, base_name(sb->loc.file),
-                     sb->loc.line, sa->op, base_name(sa->loc.file), sa->loc.line);
+                     "the first in between (%s): MPI may apply them in either order", sb->rank,
+                     sb->op, base_name(sb->loc.file), sb->loc.line, sa->op,
+                     base_name(sa->loc.file), sa->loc.line,
+                     prev->op == HRACE_OP_NBCALL ? "MPI_Wait, MPI_Test"
+                                                 : "MPI_Win_flush, unlock, fence, complete");
     else
-      len = snprintf(out, n, "%s was still in flight: no MPI_Win_flush, unlock, fence or "
-                     "complete had completed it, and no synchronisation after that reached %s "
-                     "from rank %d", b, a, sb->rank);
+      len = snprintf(out, n, "%s was still in flight: no %s had completed it, and no "
+                     "synchronisation after that reached %s from rank %d", b,
+                     prev->op == HRACE_OP_NBCALL ? "MPI_Wait or MPI_Test"
+                                                 : "MPI_Win_flush, unlock, fence or complete",
+                     a, sb->rank);
   } else if (rprev) {
     const char *done = "its completion";
     if (sb->rank == sa->rank)

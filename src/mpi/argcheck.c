@@ -2,7 +2,9 @@
 #include "mpi/argcheck.h"
 
 #include <pthread.h>
+#include <stdio.h>
 
+#include "mpi/nbcbuf.h"
 #include "report/report.h"
 
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
@@ -89,4 +91,180 @@ int hrace__check_coll(const char *fn, const void *sbuf, int scount, MPI_Datatype
     if (hrace__check_buffer(fn, "receive buffer", rbuf, rcount, rtype, pc))
       bad = -1;
   return bad;
+}
+
+/* ---- v- and w-form collectives ------------------------------------------------------------
+ * Their counts and displacements are arrays of one entry per rank (of the remote group on an
+ * intercommunicator) or per neighbour, read by MPI (and by hrace, nbcbuf.c) wherever they are
+ * significant. Diagnosed there: a NULL array, a negative count, and a buffer whose blocks
+ * would be touched through a NULL address or an uncommitted type (hrace__check_buffer). One
+ * diagnostic per array: the first bad entry names the rest. */
+
+static int null_array(const char *fn, const char *name, int n, uintptr_t pc) {
+  hrace__report_misuse(pc, "%s with a NULL %s array (%d entries are read)", fn, name, n);
+  return -1;
+}
+
+/* counts[0..n): none negative; their sum into *total. */
+static int counts_ok(const char *fn, const char *cname, const int counts[], int n,
+                     long long *total, uintptr_t pc) {
+  if (!counts) return null_array(fn, cname, n, pc);
+  *total = 0;
+  for (int i = 0; i < n; i++) {
+    if (counts[i] < 0) {
+      hrace__report_misuse(pc, "%s with %s[%d] = %d, a negative count", fn, cname, i, counts[i]);
+      return -1;
+    }
+    *total += counts[i];
+  }
+  return 0;
+}
+
+/* Blocks of a v-form side: counts[i] elements of dt for i < n. `side`: "send" / "receive". */
+static int vside(const char *fn, const char *side, const char *cname, const char *dname,
+                 const void *buf, const int counts[], const void *displs, MPI_Datatype dt, int n,
+                 uintptr_t pc) {
+  long long total;
+  if (n <= 0 || buf == MPI_IN_PLACE) return 0;
+  if (counts_ok(fn, cname, counts, n, &total, pc)) return -1;
+  if (!displs) return null_array(fn, dname, n, pc);
+  char what[32];
+  snprintf(what, sizeof what, "%s buffer", side);
+  return hrace__check_buffer(fn, what, buf, total, dt, pc);
+}
+
+/* A w-form side: a datatype per block, displacements in bytes (a NULL buffer is MPI_BOTTOM
+ * with absolute displacements, legal: only the types are checked). */
+static int wside(const char *fn, const char *side, const void *buf, const int counts[],
+                 const void *displs, const MPI_Datatype types[], int n, uintptr_t pc) {
+  if (n <= 0 || buf == MPI_IN_PLACE) return 0;
+  char cname[16], dname[16], tname[16];
+  snprintf(cname, sizeof cname, "%scounts", *side == 's' ? "send" : "recv");
+  snprintf(dname, sizeof dname, "%sdispls", *side == 's' ? "s" : "r");
+  snprintf(tname, sizeof tname, "%stypes", *side == 's' ? "send" : "recv");
+  long long total;
+  if (counts_ok(fn, cname, counts, n, &total, pc)) return -1;
+  if (!displs || !types) return null_array(fn, !displs ? dname : tname, n, pc);
+  for (int i = 0; i < n; i++) {
+    char what[32];
+    snprintf(what, sizeof what, "%s[%d]", tname, i);
+    if (counts[i] > 0 && hrace__check_type(fn, what, types[i], pc)) return -1;
+  }
+  return 0;
+}
+
+/* One block (the non-v side of a call). */
+static int one(const char *fn, const char *side, const void *buf, int count, MPI_Datatype dt,
+               uintptr_t pc) {
+  if (buf == MPI_IN_PLACE) return 0;
+  if (count < 0) {
+    hrace__report_misuse(pc, "%s with a negative %s count (%d)", fn, side, count);
+    return -1;
+  }
+  char what[32];
+  snprintf(what, sizeof what, "%s buffer", side);
+  return hrace__check_buffer(fn, what, buf, count, dt, pc);
+}
+
+/* Rooted calls: is this process the root, a member (sends or receives a block), or neither
+ * (MPI_PROC_NULL on an intercommunicator)? n: blocks at the root. */
+static void roles(MPI_Comm comm, int root, int *is_root, int *member, int *n) {
+  int rank = 0, inter = 0;
+  *n = hrace__coll_shape(comm, &rank, &inter);
+  *is_root = inter ? root == MPI_ROOT : rank == root;
+  *member = inter ? root != MPI_ROOT && root != MPI_PROC_NULL : 1;
+}
+
+int hrace__check_Scatterv(const char *fn, const void *sendbuf, const int sendcounts[],
+                          const int displs[], MPI_Datatype sendtype, const void *recvbuf,
+                          int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                          uintptr_t pc) {
+  int r, m, n, bad = 0;
+  roles(comm, root, &r, &m, &n);
+  if (r) bad |= vside(fn, "send", "sendcounts", "displs", sendbuf, sendcounts, displs, sendtype, n, pc);
+  if (m) bad |= one(fn, "receive", recvbuf, recvcount, recvtype, pc);
+  return bad;
+}
+
+int hrace__check_Gatherv(const char *fn, const void *sendbuf, int sendcount,
+                         MPI_Datatype sendtype, const void *recvbuf, const int recvcounts[],
+                         const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm,
+                         uintptr_t pc) {
+  int r, m, n, bad = 0;
+  roles(comm, root, &r, &m, &n);
+  if (m) bad |= one(fn, "send", sendbuf, sendcount, sendtype, pc);
+  if (r) bad |= vside(fn, "receive", "recvcounts", "displs", recvbuf, recvcounts, displs, recvtype, n, pc);
+  return bad;
+}
+
+int hrace__check_Allgatherv(const char *fn, const void *sendbuf, int sendcount,
+                            MPI_Datatype sendtype, const void *recvbuf, const int recvcounts[],
+                            const int displs[], MPI_Datatype recvtype, MPI_Comm comm,
+                            uintptr_t pc) {
+  int rank, inter, n = hrace__coll_shape(comm, &rank, &inter);
+  return one(fn, "send", sendbuf, sendcount, sendtype, pc) |
+         vside(fn, "receive", "recvcounts", "displs", recvbuf, recvcounts, displs, recvtype, n, pc);
+}
+
+int hrace__check_Alltoallv(const char *fn, const void *sendbuf, const int sendcounts[],
+                           const int sdispls[], MPI_Datatype sendtype, const void *recvbuf,
+                           const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
+                           MPI_Comm comm, uintptr_t pc) {
+  int rank, inter, n = hrace__coll_shape(comm, &rank, &inter);
+  return vside(fn, "send", "sendcounts", "sdispls", sendbuf, sendcounts, sdispls, sendtype, n, pc) |
+         vside(fn, "receive", "recvcounts", "rdispls", recvbuf, recvcounts, rdispls, recvtype, n, pc);
+}
+
+int hrace__check_Alltoallw(const char *fn, const void *sendbuf, const int sendcounts[],
+                           const int sdispls[], const MPI_Datatype sendtypes[], const void *recvbuf,
+                           const int recvcounts[], const int rdispls[],
+                           const MPI_Datatype recvtypes[], MPI_Comm comm, uintptr_t pc) {
+  int rank, inter, n = hrace__coll_shape(comm, &rank, &inter);
+  return wside(fn, "send", sendbuf, sendcounts, sdispls, sendtypes, n, pc) |
+         wside(fn, "receive", recvbuf, recvcounts, rdispls, recvtypes, n, pc);
+}
+
+/* recvcounts has an entry per rank of this process's own group (MPI-3.1 Sec. 5.10.1). */
+int hrace__check_Reduce_scatter(const char *fn, const void *sendbuf, const void *recvbuf,
+                                const int recvcounts[], MPI_Datatype datatype, MPI_Op op,
+                                MPI_Comm comm, uintptr_t pc) {
+  (void)op;
+  int rank = 0, n = 0;
+  if (PMPI_Comm_size(comm, &n) != MPI_SUCCESS || PMPI_Comm_rank(comm, &rank) != MPI_SUCCESS) return 0;
+  long long total;
+  if (counts_ok(fn, "recvcounts", recvcounts, n, &total, pc)) return -1;
+  return (sendbuf == MPI_IN_PLACE ? 0 : hrace__check_buffer(fn, "send buffer", sendbuf, total, datatype, pc)) |
+         one(fn, "receive", recvbuf, recvcounts[rank], datatype, pc);
+}
+
+int hrace__check_Neighbor_allgatherv(const char *fn, const void *sendbuf, int sendcount,
+                                     MPI_Datatype sendtype, const void *recvbuf,
+                                     const int recvcounts[], const int displs[],
+                                     MPI_Datatype recvtype, MPI_Comm comm, uintptr_t pc) {
+  int in, out;
+  if (hrace__coll_degrees(comm, &in, &out)) return 0;   /* MPI answers: no topology */
+  return (out ? one(fn, "send", sendbuf, sendcount, sendtype, pc) : 0) |
+         vside(fn, "receive", "recvcounts", "displs", recvbuf, recvcounts, displs, recvtype, in, pc);
+}
+
+int hrace__check_Neighbor_alltoallv(const char *fn, const void *sendbuf, const int sendcounts[],
+                                    const int sdispls[], MPI_Datatype sendtype,
+                                    const void *recvbuf, const int recvcounts[],
+                                    const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
+                                    uintptr_t pc) {
+  int in, out;
+  if (hrace__coll_degrees(comm, &in, &out)) return 0;
+  return vside(fn, "send", "sendcounts", "sdispls", sendbuf, sendcounts, sdispls, sendtype, out, pc) |
+         vside(fn, "receive", "recvcounts", "rdispls", recvbuf, recvcounts, rdispls, recvtype, in, pc);
+}
+
+int hrace__check_Neighbor_alltoallw(const char *fn, const void *sendbuf, const int sendcounts[],
+                                    const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],
+                                    const void *recvbuf, const int recvcounts[],
+                                    const MPI_Aint rdispls[], const MPI_Datatype recvtypes[],
+                                    MPI_Comm comm, uintptr_t pc) {
+  int in, out;
+  if (hrace__coll_degrees(comm, &in, &out)) return 0;
+  return wside(fn, "send", sendbuf, sendcounts, sdispls, sendtypes, out, pc) |
+         wside(fn, "receive", recvbuf, recvcounts, rdispls, recvtypes, in, pc);
 }

@@ -34,4 +34,18 @@ int hrace__check_root(const char *fn, MPI_Comm comm, int root, uintptr_t pc);
  * exchange); -1 tells a non-blocking one not to track (flatten) its buffers. */
 int hrace__check_coll(const char *fn, const void *sbuf, int scount, MPI_Datatype stype,
                       const void *rbuf, int rcount, MPI_Datatype rtype, uintptr_t pc);
+/* The v- and w-form collectives (and their non-blocking and persistent forms, under the name
+ * fn, with the blocking call's arguments): NULL count / displacement / type arrays where they
+ * are read, negative counts, and their buffers as hrace__check_buffer checks them. -1 after a
+ * diagnostic: a non-blocking or persistent form then tracks no buffers (the arrays are not
+ * read); the call stays modelled. */
+int hrace__check_Scatterv(const char *fn, const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, const void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, uintptr_t pc);
+int hrace__check_Gatherv(const char *fn, const void *sendbuf, int sendcount, MPI_Datatype sendtype, const void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, uintptr_t pc);
+int hrace__check_Allgatherv(const char *fn, const void *sendbuf, int sendcount, MPI_Datatype sendtype, const void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, uintptr_t pc);
+int hrace__check_Alltoallv(const char *fn, const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, const void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, uintptr_t pc);
+int hrace__check_Alltoallw(const char *fn, const void *sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[], const void *recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, uintptr_t pc);
+int hrace__check_Reduce_scatter(const char *fn, const void *sendbuf, const void *recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, uintptr_t pc);
+int hrace__check_Neighbor_allgatherv(const char *fn, const void *sendbuf, int sendcount, MPI_Datatype sendtype, const void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, uintptr_t pc);
+int hrace__check_Neighbor_alltoallv(const char *fn, const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, const void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, uintptr_t pc);
+int hrace__check_Neighbor_alltoallw(const char *fn, const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], const void *recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, uintptr_t pc);
 #endif

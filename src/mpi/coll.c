@@ -369,6 +369,9 @@ void hrace__coll_start(hrace_coll_t *c) {
   c->xsend = send, c->xrecv = recv, c->nrecv = nrecv;
 }
 
+static int launch(hrace_coll_t *c, hrace_rs_t *s, hrace_clk_t *send, int nsend, hrace_clk_t *recv,
+                  int nrecv);
+
 void hrace__coll_end(hrace_coll_t *c, int rc, MPI_Request *req) {
   if (c->started) {
     wait_all(c->nx, c->xreq);
@@ -388,23 +391,84 @@ void hrace__coll_end(hrace_coll_t *c, int rc, MPI_Request *req) {
   }
   /* Non-blocking: the exchange runs along; the state owns both buffers. */
   hrace_rs_t *s = hrace__rs_new(HRACE_RS_COLL);
-  s->rec = c->rec, s->ckind = c->kind, s->root = c->root, s->fn = c->why, s->active = c->active;
+  s->rec = c->rec, s->ckind = c->kind, s->root = c->root, s->fn = c->why;
+  if (launch(c, s, send, nsend, recv, nrecv)) {
+    hrace__rs_free(s);
+    return;
+  }
+  hrace__rs_put(*req, s);
+}
+
+/* MPI-4's persistent collectives (MPI-4.0 Sec. 6.13): the initialisation is a collective call
+ * that moves no data and orders nothing; every MPI_Start begins one round, which orders as the
+ * non-blocking form of the call does (a round's exchange starts at MPI_Start, the signal, and
+ * is joined when the request completes). The state is persistent: it keeps the kind, root and
+ * buffer pieces (nbcbuf.c) from one round to the next, and each Start makes the round's own
+ * clock buffers. Rounds of different requests start in the order of the application's Starts,
+ * which MPI requires to be the same at every member, as for non-blocking collectives. */
+int hrace__coll_persistent(int kind, MPI_Comm comm, int root, const char *fn, MPI_Request *req,
+                           int active, uintptr_t pc) {
+  hrace_comm_t *rec = hrace__comm_of(comm);
+  if (!rec || !req || *req == MPI_REQUEST_NULL) return 0;
+  hrace_rs_t *s = hrace__rs_new(HRACE_RS_COLL);
+  s->persistent = 1;
+  s->rec = rec, s->ckind = kind, s->root = root, s->fn = fn, s->active = active, s->pc = pc;
+  hrace__rs_put(*req, s);
+  return 1;
+}
+
+/* MPI_Start (complete.c) of a persistent collective: this round's exchange, its tick, and its
+ * buffers in flight until completion. */
+void hrace__coll_started(hrace_rs_t *s, int active) {
+#if MPI_VERSION >= 4
+  if (s->ckind == HRACE_COLL_PART) {
+    hrace__part_started(s, active);
+    return;
+  }
+#endif
+  hrace_coll_t c;
+  hrace__coll_begin(&c, s->ckind, s->rec->comm, s->root, s->fn, active);
+  if (!c.rec) return;
+  free(s->frame), free(s->cbuf);   /* the last round's (complete: nothing lands there) */
+  s->frame = NULL, s->cbuf = NULL;
+  hrace_clk_t *send;
+  int nsend, nrecv;
+  hrace_clk_t *recv = buffers(&c, &send, &nsend, &nrecv);
+  if (launch(&c, s, send, nsend, recv, nrecv)) return;
+  s->started = 1;
+  if (active && s->npieces) {
+    hrace__rs_buffers_done(s);
+    s->nbbuf = hrace__nb_track(s->pieces, s->npieces, s->fn, s->pc);
+  }
+}
+
+/* Start the non-blocking exchange of c into state s, which then owns both buffers; the tick.
+ * Nonzero (buffers freed, nothing started) when MPI refused the exchange. */
+static int launch(hrace_coll_t *c, hrace_rs_t *s, hrace_clk_t *send, int nsend, hrace_clk_t *recv,
+                  int nrecv) {
+  s->active = c->active;
   s->cn = nrecv;
   s->frame = send;
   s->cbuf = recv;
   s->done = joins(c);
   if (exchange(c, send, nsend, recv, nrecv, s->shadow_req, &s->nshadow) != MPI_SUCCESS) {
-    hrace__rs_free(s);
+    s->nshadow = 0;
+    free(send), free(recv);
+    s->frame = NULL, s->cbuf = NULL;
     finish(c);
-    return;
+    return -1;
   }
-  hrace__rs_put(*req, s);
   if (c->active && ticks(c)) hrace__signal_done(c->why);
   finish(c);
+  return 0;
 }
 
-/* The application's non-blocking collective completed: finish the exchange and join. */
+/* The application's non-blocking collective completed: finish the exchange and join. A
+ * persistent one's round is over: a later completion of the inactive request joins nothing. */
 void hrace__coll_complete(hrace_rs_t *s, int active) {
   wait_all(s->nshadow, s->shadow_req);
   if (active && s->active && s->done) join(s->rec, s->ckind, s->cbuf, s->cn, s->fn);
+  s->nshadow = 0;
+  s->done = 0;
+  s->started = 0;
 }

@@ -270,6 +270,10 @@ static void started(MPI_Request r, int rc, int active) {
     if (s->post) hrace__post_done(s->post, NULL, -1, -1), s->post = NULL;
     return;
   }
+  if (s->kind == HRACE_RS_COLL) {
+    hrace__coll_started(s, active);
+    return;
+  }
   s->started = 1;
   s->done = 0;
   if (active && s->active) hrace__rs_buffers(s, s->buf, s->count, s->type, s->kind == HRACE_RS_RECV);

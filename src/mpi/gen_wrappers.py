@@ -1,16 +1,14 @@
 #!/usr/bin/env python3
 """Generate hrace's MPI wrappers from src/mpi/wrappers.def (see that file for the format).
 
-usage: gen_wrappers.py wrappers.def out.c
-
 usage: gen_wrappers.py wrappers.def out.c [out.h]
 
 Each wrapper is the same few lines: take the per-thread re-entry guard (wrap.h), pass straight
 to PMPI before MPI_Init / after MPI_Finalize, otherwise hand the call to the handler of its
-class with its arguments sorted by role. The handlers (p2p.c, complete.c, coll.c, comm.c, and
-for the classes of CALLED below rma/*.c, init.c, annotate.c) hold all the meaning; this script
-knows only the shapes. out.h declares the handlers of the CALLED classes, which their defining
-files include, so that the compiler checks each against its wrapper's call."""
+class with its arguments sorted by role. The handlers (p2p.c, complete.c, coll.c, comm.c, part.c,
+and for the classes of CALLED below rma/*.c, init.c, annotate.c) hold all the meaning; this
+script knows only the shapes. out.h declares the handlers of the CALLED classes, which their
+defining files include, so that the compiler checks each against its wrapper's call."""
 
 import re
 import sys
@@ -20,7 +18,9 @@ P2P = {"send", "isend", "send_init", "recv", "irecv", "recv_init", "mrecv", "imr
 HANDLERS = {"start", "startall", "wait", "test", "waitall", "testall", "waitany", "testany",
             "waitsome", "testsome", "get_status", "request_free", "cancel", "buffer_attach",
             "buffer_detach", "comm_idup", "sendrecv", "sendrecv_replace", "isendrecv",
-            "isendrecv_replace"}
+            "isendrecv_replace", "psend_init", "precv_init", "pready", "pready_range",
+            "pready_list", "parrived"}
+PC_HANDLERS = {"psend_init", "precv_init"}  # also get the caller's code address
 MPI4 = {"isendrecv", "isendrecv_replace"}   # generated under #if MPI_VERSION >= 4
 MPI4_NAMES = set()                          # so are the lines marked "@4"
 UNMODELLED = {
@@ -99,6 +99,8 @@ def parse(path):
 
 
 COLL_CHECKED = {"Bcast", "Allreduce", "Reduce", "Allgather", "Alltoall"}
+COLL_V = {"Scatterv", "Gatherv", "Allgatherv", "Alltoallv", "Alltoallw", "Reduce_scatter",
+          "Neighbor_allgatherv", "Neighbor_alltoallv", "Neighbor_alltoallw"}
 
 
 def by_role(args, role, default="NULL"):
@@ -147,10 +149,13 @@ def body(name, cls, args):
         return [f"hrace_p2p_t s_ = {s}, r_ = {r};",
                 f"rc = hrace__p2p_sendrecv(&s_, &r_, {replace});"]
     if base in HANDLERS:
-        return [f"rc = hrace__h_{base}({call_args}{', ' if call_args else ''}HRACE_ACTIVE());"]
+        pc = ", HRACE_CALLER()" if base in PC_HANDLERS else ""
+        return [f"rc = hrace__h_{base}({call_args}{', ' if call_args else ''}HRACE_ACTIVE(){pc});"]
     if base in CALLED:
         return [f"rc = {handler_name(name)}({call_args}{', ' if call_args else ''}"
                 f"HRACE_ACTIVE(), HRACE_RET_ADDR());"]
+    if base == "coll" and len(parts) > 2 and parts[2] == "init":
+        return persistent_coll(name, parts[1], args)
     if base == "coll":
         kind, nb = parts[1], len(parts) > 2 and parts[2] == "nb"
         req = by_role(args, "req") if nb else "NULL"
@@ -178,6 +183,12 @@ def body(name, cls, args):
             if root:   # an intercommunicator's MPI_ROOT / MPI_PROC_NULL side gives none
                 call = f"{root} >= 0 ? {call} : 0"
             pre = [f"int bad_ = {call};", "(void)bad_;"]
+        vplain = nbname if nb else name[4:]
+        if vplain in COLL_V:
+            # Count / displacement arrays of the v and w forms (mpi/argcheck.h): diagnosed only.
+            bargs = ", ".join(p for _, p, r in args if r != "req")
+            chk = f"hrace__check_{vplain}(\"{name}\", {bargs}, HRACE_CALLER())"
+            pre = [f"int bad_ = {chk};", "(void)bad_;"]
         lines = pre + ["hrace_coll_t c_;",
                  f"hrace__coll_begin(&c_, HRACE_COLL_{kind.upper()}, {comm}, "
                  f"{by_role(args, 'root', '0')}, \"{name}\", HRACE_ACTIVE());"]
@@ -241,6 +252,32 @@ def header(fns, src):
             out.append(handler_proto(name, args))
     out += ["#endif", ""]
     return "\n".join(out)
+
+
+def persistent_coll(name, kind, args):
+    """coll.KIND.init: an MPI-4 persistent collective's initialisation (MPI_Allreduce_init). The
+    real call, then the request's persistent state (coll.c: each MPI_Start begins a round) and
+    the buffers every round puts in flight, recorded by the non-blocking form's hrace__nbc_*
+    (its arguments are the init's without the info)."""
+    call_args = ", ".join(p for _, p, _ in args)
+    comm, root = by_role(args, "comm"), by_role(args, "root", None)
+    lines = [f"MPI_Comm comm_ = {comm};"]
+    if root is not None:   # a root that is no rank is diagnosed; the call is then not modelled
+        lines.append(f"if (hrace__check_root(\"{name}\", comm_, {root}, HRACE_CALLER())) comm_ = MPI_COMM_NULL;")
+    bad = ""
+    if name.endswith("_init") and name[4:-5] in COLL_V:   # as for the blocking form
+        bargs = ", ".join(p for d, p, r in args if r != "req" and not d.startswith("MPI_Info "))
+        lines.append(f"int bad_ = hrace__check_{name[4:-5]}(\"{name}\", {bargs}, HRACE_CALLER());")
+        bad = " && !bad_"
+    lines += [f"rc = PMPI_{name[4:]}({call_args});",
+              f"int made_ = rc == MPI_SUCCESS && hrace__coll_persistent(HRACE_COLL_{kind.upper()}, comm_, "
+              f"{root if root is not None else '0'}, \"{name}\", {by_role(args, 'req')}, HRACE_ACTIVE(), HRACE_CALLER());"]
+    if kind != "barrier" and name.endswith("_init"):
+        nbargs = ", ".join(p for d, p, _ in args if not d.startswith("MPI_Info "))
+        lines.append(f"if (made_ && HRACE_ACTIVE(){bad}) hrace__nbc_I{name[4:-5].lower()}({nbargs}, HRACE_CALLER());")
+    else:
+        lines.append("(void)made_;")
+    return lines
 
 
 COUNT_ROLES = {"count", "scount", "rcount"}

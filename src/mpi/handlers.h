@@ -66,6 +66,7 @@ int hrace__h_buffer_detach(void *bufp, int *size, int active);
 enum hrace_coll_kind {
   HRACE_COLL_BARRIER, HRACE_COLL_ONE2ALL, HRACE_COLL_ALL2ONE, HRACE_COLL_ALL2ALL,
   HRACE_COLL_SCAN, HRACE_COLL_EXSCAN, HRACE_COLL_NEIGHBOR,
+  HRACE_COLL_PART,           /* MPI-4 partitioned requests' rounds (part.c), no exchange */
 };
 typedef struct hrace_coll {
   hrace_comm_t *rec;         /* NULL: unknown communicator, the call passes through */
@@ -89,6 +90,20 @@ void hrace__coll_start(hrace_coll_t *c);
 /* After the real call: rc is its result; req is the non-blocking call's request, or NULL. */
 void hrace__coll_end(hrace_coll_t *c, int rc, MPI_Request *req);
 int hrace__coll_barrier(hrace_coll_t *c);
+/* After a successful MPI-4 persistent collective initialisation (MPI_Allreduce_init, ...):
+ * the request's state; 1 if made (comm known), then hrace__nbc_* records its buffers. */
+int hrace__coll_persistent(int kind, MPI_Comm comm, int root, const char *fn, MPI_Request *req,
+                           int active, uintptr_t pc);
+
+/* ---- MPI-4 partitioned communication (part.c) ---------------------------------------------- */
+#if MPI_VERSION >= 4
+int hrace__h_psend_init(const void *buf, int partitions, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Info info, MPI_Request *request, int active, uintptr_t pc);
+int hrace__h_precv_init(void *buf, int partitions, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Info info, MPI_Request *request, int active, uintptr_t pc);
+int hrace__h_pready(int partition, MPI_Request req, int active);
+int hrace__h_pready_range(int lo, int hi, MPI_Request req, int active);
+int hrace__h_pready_list(int n, int list[], MPI_Request req, int active);
+int hrace__h_parrived(MPI_Request req, int partition, int *flag, int active);
+#endif
 
 /* ---- communicators (comm.c) -------------------------------------------------------------- */
 void hrace__comm_created(MPI_Comm nc, MPI_Comm parent);

@@ -19,7 +19,12 @@
  *   Ineighbor_*                   sendbuf, one block per out-edge   recvbuf, one per in-edge
  *
  * With MPI_IN_PLACE the receive buffer is also read; it is tracked as written, which covers
- * both. Intercommunicators are not tracked (their roles and sizes differ; see docs/mpi.md). */
+ * both. On an intercommunicator "every block" means one per rank of the remote group, the
+ * root passes MPI_ROOT (it only sends, or only receives) and the rest of its group
+ * MPI_PROC_NULL (no buffers), MPI-3.1 Sec. 5.2.3. Ireduce_scatter(_block) on one is not
+ * tracked: whether its send buffer spans the local or the remote group's blocks is read
+ * differently by implementations, and a span too long would report races that are not.
+ * Scans and neighbourhood collectives have no intercommunicator form. */
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -51,17 +56,17 @@ static MPI_Aint extent(MPI_Datatype dt) {
   return PMPI_Type_get_extent(dt, &lb, &ext) == MPI_SUCCESS ? ext : 0;
 }
 
-/* Size and rank in comm; 0 for an intercommunicator (not tracked). */
-static int shape(MPI_Comm comm, int *rank) {
-  int inter = 0, size = 0;
-  if (PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter) return 0;
-  PMPI_Comm_size(comm, &size);
+int hrace__coll_shape(MPI_Comm comm, int *rank, int *inter) {
+  int size = 0;
+  *inter = 0;
+  if (PMPI_Comm_test_inter(comm, inter) != MPI_SUCCESS) return 0;
+  if ((*inter ? PMPI_Comm_remote_size(comm, &size) : PMPI_Comm_size(comm, &size)) != MPI_SUCCESS)
+    return 0;
   PMPI_Comm_rank(comm, rank);
   return size;
 }
 
-/* In- and out-degree of a communicator with a topology; -1 without one. */
-static int degrees(MPI_Comm comm, int *in, int *out) {
+int hrace__coll_degrees(MPI_Comm comm, int *in, int *out) {
   int topo = MPI_UNDEFINED, rank, nd, w;
   *in = *out = 0;
   if (PMPI_Topo_test(comm, &topo) != MPI_SUCCESS) return -1;
@@ -82,9 +87,17 @@ static int degrees(MPI_Comm comm, int *in, int *out) {
   }
 }
 
+/* The pieces go in flight now (a non-blocking call), or are kept for every MPI_Start of a
+ * persistent collective (coll.c, hrace__coll_started), under the name of its init call. */
 static void done(pieces_t *p, MPI_Request req, const char *fn, uintptr_t pc) {
   hrace_rs_t *s = p->n ? hrace__rs_get(req) : NULL;
-  if (s && s->kind == HRACE_RS_COLL) {
+  if (s && s->kind == HRACE_RS_COLL && s->persistent) {
+    free(s->pieces);
+    s->pieces = malloc(p->n * sizeof *s->pieces);
+    if (!s->pieces) abort();
+    for (int i = 0; i < p->n; i++) s->pieces[i] = p->b[i];
+    s->npieces = p->n;
+  } else if (s && s->kind == HRACE_RS_COLL) {
     hrace__rs_buffers_done(s);
     s->nbbuf = hrace__nb_track(p->b, p->n, fn, pc);
   }
@@ -94,9 +107,18 @@ static void done(pieces_t *p, MPI_Request req, const char *fn, uintptr_t pc) {
 #define BEGIN(comm)                                                        \
   pieces_t p_ = { .cap = 8 };                                              \
   p_.b = p_.stack;                                                         \
-  int rank_ = 0, size_ = shape(comm, &rank_);                              \
+  int rank_ = 0, inter_ = 0;                                               \
+  int size_ = hrace__coll_shape(comm, &rank_, &inter_);                    \
   if (!size_) return;                                                      \
-  (void)rank_
+  (void)rank_, (void)inter_
+
+/* Roles in a rooted call. Intracommunicator: the root, and every rank (root included) as a
+ * member that sends its block (Gather, Reduce) or receives one (Scatter). Intercommunicator:
+ * the root passes MPI_ROOT, the rest of its group MPI_PROC_NULL (no buffers at all), and the
+ * other group's ranks are the members; the root is none. */
+#define ROOTED(root)                                                       \
+  int root_ = inter_ ? (root) == MPI_ROOT : rank_ == (root);               \
+  int member_ = inter_ ? (root) != MPI_ROOT && (root) != MPI_PROC_NULL : 1
 
 /* Blocks of a v-form buffer: counts[i] elements at displs[i] extents, for every i < n. */
 static void blocks(pieces_t *p, const void *buf, const int *counts, const int *displs,
@@ -109,7 +131,8 @@ static void blocks(pieces_t *p, const void *buf, const int *counts, const int *d
 void hrace__nbc_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
                        MPI_Request *request, uintptr_t pc) {
   BEGIN(comm);
-  add(&p_, buffer, 0, count, datatype, rank_ != root);
+  ROOTED(root);
+  if (root_ || member_) add(&p_, buffer, 0, count, datatype, !root_);
   done(&p_, *request, "MPI_Ibcast", pc);
 }
 
@@ -117,8 +140,9 @@ void hrace__nbc_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendty
                          int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
                          MPI_Request *request, uintptr_t pc) {
   BEGIN(comm);
-  if (rank_ == root) add(&p_, sendbuf, 0, sendcount * size_, sendtype, 0);
-  add(&p_, recvbuf, 0, recvcount, recvtype, 1);
+  ROOTED(root);
+  if (root_) add(&p_, sendbuf, 0, sendcount * size_, sendtype, 0);
+  if (member_) add(&p_, recvbuf, 0, recvcount, recvtype, 1);
   done(&p_, *request, "MPI_Iscatter", pc);
 }
 
@@ -126,8 +150,9 @@ void hrace__nbc_Iscatterv(const void *sendbuf, const int sendcounts[], const int
                           MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
                           int root, MPI_Comm comm, MPI_Request *request, uintptr_t pc) {
   BEGIN(comm);
-  if (rank_ == root) blocks(&p_, sendbuf, sendcounts, displs, sendtype, size_, 0);
-  add(&p_, recvbuf, 0, recvcount, recvtype, 1);
+  ROOTED(root);
+  if (root_) blocks(&p_, sendbuf, sendcounts, displs, sendtype, size_, 0);
+  if (member_) add(&p_, recvbuf, 0, recvcount, recvtype, 1);
   done(&p_, *request, "MPI_Iscatterv", pc);
 }
 
@@ -135,8 +160,9 @@ void hrace__nbc_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtyp
                         int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
                         MPI_Request *request, uintptr_t pc) {
   BEGIN(comm);
-  add(&p_, sendbuf, 0, sendcount, sendtype, 0);
-  if (rank_ == root) add(&p_, recvbuf, 0, recvcount * size_, recvtype, 1);
+  ROOTED(root);
+  if (member_) add(&p_, sendbuf, 0, sendcount, sendtype, 0);
+  if (root_) add(&p_, recvbuf, 0, recvcount * size_, recvtype, 1);
   done(&p_, *request, "MPI_Igather", pc);
 }
 
@@ -144,8 +170,9 @@ void hrace__nbc_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendty
                          const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
                          MPI_Comm comm, MPI_Request *request, uintptr_t pc) {
   BEGIN(comm);
-  add(&p_, sendbuf, 0, sendcount, sendtype, 0);
-  if (rank_ == root) blocks(&p_, recvbuf, recvcounts, displs, recvtype, size_, 1);
+  ROOTED(root);
+  if (member_) add(&p_, sendbuf, 0, sendcount, sendtype, 0);
+  if (root_) blocks(&p_, recvbuf, recvcounts, displs, recvtype, size_, 1);
   done(&p_, *request, "MPI_Igatherv", pc);
 }
 
@@ -153,8 +180,9 @@ void hrace__nbc_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datat
                         MPI_Op op, int root, MPI_Comm comm, MPI_Request *request, uintptr_t pc) {
   (void)op;
   BEGIN(comm);
-  add(&p_, sendbuf, 0, count, datatype, 0);
-  if (rank_ == root) add(&p_, recvbuf, 0, count, datatype, 1);
+  ROOTED(root);
+  if (member_) add(&p_, sendbuf, 0, count, datatype, 0);
+  if (root_) add(&p_, recvbuf, 0, count, datatype, 1);
   done(&p_, *request, "MPI_Ireduce", pc);
 }
 
@@ -223,7 +251,7 @@ void hrace__nbc_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int re
                                 MPI_Request *request, uintptr_t pc) {
   (void)op;
   BEGIN(comm);
-  if (!recvcounts) return;
+  if (!recvcounts || inter_) return;   /* intercommunicator: which group's size, see above */
   int total = 0;
   for (int i = 0; i < size_; i++) total += recvcounts[i];
   add(&p_, sendbuf, 0, total, datatype, 0);
@@ -236,6 +264,7 @@ void hrace__nbc_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int re
                                       MPI_Request *request, uintptr_t pc) {
   (void)op;
   BEGIN(comm);
+  if (inter_) return;
   add(&p_, sendbuf, 0, recvcount * size_, datatype, 0);
   add(&p_, recvbuf, 0, recvcount, datatype, 1);
   done(&p_, *request, "MPI_Ireduce_scatter_block", pc);
@@ -264,7 +293,7 @@ void hrace__nbc_Iexscan(const void *sendbuf, void *recvbuf, int count, MPI_Datat
 
 #define NEIGHBOURS(comm)                                                   \
   int in_, out_;                                                           \
-  if (degrees(comm, &in_, &out_)) {                                        \
+  if (hrace__coll_degrees(comm, &in_, &out_)) {                           \
     done(&p_, MPI_REQUEST_NULL, NULL, 0);                                  \
     return;                                                                \
   }

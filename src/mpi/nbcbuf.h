@@ -1,10 +1,20 @@
 /* The buffers of non-blocking collectives (nbcbuf.c): one function per call, with the call's
  * own parameters and then the caller's code address; the generated wrapper calls it after a
- * successful real call on a communicator hrace knows. */
+ * successful real call on a communicator hrace knows, and after an MPI-4 persistent
+ * collective's init (the init's arguments without the info), whose state keeps the pieces
+ * for every MPI_Start. */
 #ifndef HRACE_MPI_NBCBUF_H
 #define HRACE_MPI_NBCBUF_H
 #include <mpi.h>
 #include <stdint.h>
+
+/* Rank in comm, and the number of blocks a v-form or an all-to-all has: the size of comm, or of
+ * the remote group of an intercommunicator (*inter set: MPI-3.1 Sec. 5.2.3, data flows between
+ * the groups). 0 when MPI will not say. */
+int hrace__coll_shape(MPI_Comm comm, int *rank, int *inter);
+/* In- and out-degree of a communicator with a topology (neighbourhood collectives); -1
+ * without one. */
+int hrace__coll_degrees(MPI_Comm comm, int *in, int *out);
 
 void hrace__nbc_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request *request, uintptr_t pc);
 void hrace__nbc_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request, uintptr_t pc);

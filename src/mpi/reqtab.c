@@ -60,6 +60,8 @@ hrace_rs_t *hrace__rs_new(int kind) {
   s->cn = 0;
   s->shadow_req[0] = MPI_REQUEST_NULL;
   s->nshadow = 0;
+  s->pieces = NULL;
+  s->npieces = 0;
   s->newcomm = NULL;
   s->shadow_comm = MPI_COMM_NULL;
   s->watch = NULL;
@@ -185,6 +187,7 @@ void hrace__rs_free(hrace_rs_t *s) {
   if (s->ftype != MPI_DATATYPE_NULL) PMPI_Type_free(&s->ftype);
   if (s->frame != s->inl) free(s->frame);
   if (s->cbuf) free(s->cbuf);
+  free(s->pieces);
   if (ncache < CACHE) cache[ncache++] = s;
   else free(s);
 }

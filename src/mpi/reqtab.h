@@ -8,7 +8,9 @@
  *                                             the receiver's clock (ssend.c)
  *   RECV        Irecv, Imrecv, Recv_init      unpack, fix the status count, join the clock,
  *                                             check message races
- *   COLL        non-blocking collectives      wait for the shadow exchange, join
+ *   COLL        non-blocking collectives,     wait for the shadow exchange, join
+ *               MPI-4 persistent ones and     (persistent: each Start begins a round)
+ *               partitioned requests (PART)
  *   IDUP        MPI_Comm_idup                 finish the shadow idup, register the comm
  *   WATCH       hrace__request_watch          run the watch (request.h: request-based RMA) */
 #ifndef HRACE_MPI_REQTAB_H
@@ -49,6 +51,8 @@ typedef struct hrace_rs {
   int cn;
   MPI_Request shadow_req[HRACE_XREQ_MAX];   /* COLL: the exchange's requests; IDUP: [0] */
   int nshadow;
+  hrace_nbbuf_t *pieces;     /* persistent COLL: the buffers each Start puts in flight, owned */
+  int npieces;
   /* IDUP */
   MPI_Comm *newcomm, shadow_comm;
   /* WATCH (never persistent: request-based RMA operations) */
@@ -116,4 +120,6 @@ void hrace__p2p_start_send(hrace_rs_t *s, int active);
 void hrace__p2p_start_recv(hrace_rs_t *s, int active);
 void hrace__p2p_recv_complete(hrace_rs_t *s, MPI_Status *st, int active);
 void hrace__coll_complete(hrace_rs_t *s, int active);
+void hrace__coll_started(hrace_rs_t *s, int active);   /* MPI_Start of a persistent collective */
+void hrace__part_started(hrace_rs_t *s, int active);   /* ... of a partitioned request (part.c) */
 #endif

@@ -11,9 +11,9 @@
  * the issue: the history"), which the access layer keeps (issue 6).
  *
  * Buffer bytes inside one of this process's own windows (MPI_Get into the local window, a put
- * from it) are also accesses to window memory, where remote operations and other processes'
- * accesses meet them: they go into that window's shadow as a descriptor in flight until local
- * completion, like a remote record.
+ * from it, an MPI_Irecv into it) are also accesses to window memory, where remote operations
+ * and other processes' accesses meet them: they go into that window's shadow as a descriptor
+ * in flight until local completion, like a remote record.
  *
  * The filter sees one range per distinct buffer hull (a region), shared by every in-flight
  * operation using that buffer, so a loop of puts from one buffer costs one filter update.
@@ -300,6 +300,9 @@ static void into_windows(hrace_inflight_t *o, span_t *s) {
       if (a < fr->lo) a = fr->lo;
       if (b > fr->hi) b = fr->hi;
       if (a >= b) continue;
+      /* A non-blocking call's descriptor needs a site like an RMA operation's (race.c reads
+       * its frames): made once, only for bytes in a window. */
+      if (!o->site && o->fn) o->site = hrace__site_here(0, o->pc);
       hrace__shadow_access(cells, a - fr->lo, b - a, span_aid(o, s), hrace__thread_view(),
                            hrace__race_sink, cells);
     }
@@ -343,20 +346,24 @@ static region_t *region_of(uintptr_t lo, uintptr_t hi, int *created) {
 static hrace_inflight_t *issue(hrace_inflight_t *n, int joinable) {
   pthread_mutex_lock(&mu);
   /* Two operations in flight over the same bytes, one of them writing: a race (both are in
-   * flight now, see the top of this file). */
+   * flight now, see the top of this file). The same look-up says which spans meet a window
+   * of this process (`inwin`): only those of a non-blocking call go into its shadow, so that
+   * an MPI_Isend far from every window costs no second look-up. */
+  unsigned inwin = 0;
   for (unsigned j = 0; j < n->nspan; j++) {
     const span_t *ns = &n->span[j];
     hrace_range_t stack[8], *rs;
     unsigned nr = tracked(ns->lo, ns->hi, stack, 8, &rs);
     for (unsigned i = 0; i < nr; i++) {
+      if (rs[i].kind == HRACE_TRACK_WINDOW) inwin |= 1u << j;
       region_t *g = region_at(&rs[i]);
       if (!g || (!g->nwriters && !ns->writes)) continue;
       for (const span_t *s = g->spans; s; s = s->rnext) {
         uintptr_t at, end;
         if ((!s->writes && !ns->writes) || !spans_meet(s, ns, &at, &end)) continue;
-        /* In this process's window both descriptors meet in its shadow (into_windows, for
-         * RMA operations): reported there, once. */
-        if (s->aid && n->w && in_window(at)) continue;
+        /* In this process's window both descriptors meet in its shadow (into_windows):
+         * reported there, once. */
+        if (s->aid && in_window(at)) continue;
         hrace_report_side_t now;
         op_side(&now, n, at - s->lo, end - at);
         report(s, &now, at);
@@ -403,7 +410,7 @@ static hrace_inflight_t *issue(hrace_inflight_t *n, int joinable) {
     s->reg->nwriters += s->writes != 0;
     atomic_fetch_add_explicit(&s->reg->busy, 1, memory_order_release);
     if (created) added[nadded++] = s->reg;
-    if (o->w) into_windows(o, s);
+    if (o->w || (inwin & (1u << j))) into_windows(o, s);
   }
   /* Tracked first, then the history of earlier accesses by other threads (issue 6): an access
    * racing with this very issue is seen by one of the two. Both under mu, so o cannot be
@@ -499,7 +506,7 @@ static int pieces_span(const hrace_nbbuf_t *b, int n, int writes, span_t *s) {
  * hrace__nb_done_hook. The same record as an RMA operation's, with no window: it meets RMA
  * buffers and other calls' buffers at the issue, and loads and stores through the filter. */
 static void *buffers_track(const hrace_nbbuf_t *b, int n, const char *fn, uintptr_t pc) {
-  hrace_inflight_t o = { .live = 1, .target = -1, .req = MPI_REQUEST_NULL,
+  hrace_inflight_t o = { .live = 1, .target = -1, .req = MPI_REQUEST_NULL, .op = HRACE_OP_NBCALL,
                          .thread = hrace__thread()->tid, .fn = fn, .pc = pc };
   if (pieces_span(b, n, 1, &o.span[o.nspan])) o.nspan++;
   if (pieces_span(b, n, 0, &o.span[o.nspan])) o.nspan++;
