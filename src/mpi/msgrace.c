@@ -7,7 +7,10 @@
  *   r pending wildcard, posted before r2       r matched already (non-overtaking): fix its
  *                                              epoch now if unset; m late -> remember (s, site)
  *   r2 itself a wildcard                       fix epoch; each remembered (s', site') with
- *                                              s' != s -> race; enter the ring */
+ *                                              s' != s -> race; enter the ring
+ *
+ * A race found is reported once the lock is let go (hrace__mrace_flush), its sides named by
+ * the senders' stacks: sites are stack ids of the senders, which they are asked for. */
 #include "mpi/msgrace.h"
 
 #include <pthread.h>
