@@ -1,8 +1,7 @@
 /* The interned stack table (see stack.h). Stacks live in an append-only table (clocks/table.h);
  * a lock-free open-addressing index of 2^20 ids (4 MiB of address space, touched only where
  * used) finds an existing copy. Interning happens when a new access descriptor is made (once
- * per code address and segment), never per access, and at every send (mpi/msgrace.h), which a
- * small per-thread cache of the last ids answers.
+ * per code address and segment), never per access.
  *
  * The one table of hrace not on base/map.h (issue 20): every application thread interns here
  * after each synchronisation, all at once after an OpenMP barrier, and the map would need a
@@ -54,41 +53,7 @@ static bool same(const sentry_t *e, uint32_t h, const uintptr_t *pcs, unsigned n
   return e->hash == h && e->n == n && !memcmp(e->pcs, pcs, n * sizeof *pcs);
 }
 
-/* The thread's last ids, by innermost frame: a send interns its caller chain at every message
- * (mpi/msgrace.h, hrace__send_site), and a loop sends from the same few chains. Ids are never
- * reused, so an entry stays right for the life of the thread. */
-#define RECENT 4
-static __thread struct recent {
-  uint32_t id, n;
-  uintptr_t pcs[HRACE_STACK_FRAMES];
-} recent[RECENT] __attribute__((tls_model("initial-exec")));
-
-static struct recent *recent_slot(const uintptr_t *pcs, unsigned n) {
-  uintptr_t pc = n ? pcs[0] : 0;
-  return &recent[(pc ^ pc >> 4 ^ pc >> 9) & (RECENT - 1)];
-}
-
-static bool recent_is(const struct recent *r, const uintptr_t *pcs, unsigned n) {
-  if (!r->id || r->n != n) return false;
-  for (unsigned i = 0; i < n; i++)
-    if (r->pcs[i] != pcs[i]) return false;
-  return true;
-}
-
-static uint32_t intern(const uintptr_t *pcs, unsigned n);
-
 uint32_t hrace__stack_intern(const uintptr_t *pcs, unsigned n) {
-  struct recent *r = recent_slot(pcs, n);
-  if (recent_is(r, pcs, n)) return r->id;
-  uint32_t id = intern(pcs, n);
-  if (id) {
-    r->id = id, r->n = n;
-    memcpy(r->pcs, pcs, n * sizeof *pcs);
-  }
-  return id;
-}
-
-static uint32_t intern(const uintptr_t *pcs, unsigned n) {
   _Atomic uint32_t *ix = get_index();
   if (!ix) return 0;
   uint32_t h = hash(pcs, n), mine = 0;
