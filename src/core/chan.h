@@ -20,6 +20,7 @@
 enum {
   HRACE_CHAN_CTL = 1,     /* requests to the RMA protocol (rma/protocol.h) */
   HRACE_CHAN_SYNCQ = 2,   /* synchronous-send queries (mpi/posted.h) */
+  HRACE_CHAN_SITEQ = 3,   /* the frames of a send's site, for a message race (mpi/msgrace.h) */
   HRACE_CHAN_REPLY = 16,  /* tags from here on are replies, delivered to the mailbox */
 };
 

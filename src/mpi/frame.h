@@ -37,7 +37,7 @@ typedef struct hrace_hdr {
   uint32_t word;             /* HRACE_FRAME_MAGIC << 8 | flags (HRACE_HDR_*) */
   uint32_t sync_id;          /* SYNC or MORE: the sender's id of this send, for the responder's
                               * answer and the tail's tag */
-  uint32_t site;             /* the send's code address (hrace__site_encode, msgrace.h) */
+  uint32_t site;             /* the send's site: its caller chain (hrace__send_site, msgrace.h) */
   hrace_clk_t clk[];         /* the sender's clock at the send's start: wire_len entries */
 } hrace_hdr_t;
 _Static_assert(sizeof(hrace_hdr_t) == 12, "frame header layout is part of the wire format");

@@ -7,13 +7,26 @@
  *   r pending wildcard, posted before r2       r matched already (non-overtaking): fix its
  *                                              epoch now if unset; m late -> remember (s, site)
  *   r2 itself a wildcard                       fix epoch; each remembered (s', site') with
- *                                              s' != s -> race; enter the ring */
+ *                                              s' != s -> race; enter the ring
+ *
+ * A race found is reported once the lock is let go (hrace__mrace_flush), its sides named by
+ * the senders' stacks: sites are stack ids of the senders, which they are asked for. */
 #include "mpi/msgrace.h"
 
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include "access/stack.h"
+#include "access/thread.h"
+#include "base/compiler.h"
+#include "base/log.h"
+#include "base/map.h"
+#include "base/options.h"
+#include "core/chan.h"
 #include "core/mpicode.h"
 #include "core/race.h"
+#include "core/stack.h"
 #include "core/thread.h"
 #include "mpi/posted.h"
 #include "report/compose.h"
@@ -41,24 +54,114 @@ static int covered(const hrace_hdr_t *h, uint32_t ex, hrace_clk_t ec) {
   return hrace__epoch_hb(ex, ec, &v);
 }
 
-/* Both sides are sends made elsewhere: the frame header has room for their code addresses only
- * (12 bytes, frame.h), which name the same code here (same executable at every rank). Each
- * side is that address's frames, inlined ones included, up to stack_depth; the senders'
- * callers do not travel. */
-static void report(int src_a, uint64_t site_a, int src_b, uint64_t site_b) {
+/* ---- naming the sides ------------------------------------------------------------------
+ * Sites other ranks sent, resolved: (rank << 32 | stack id) -> interned site (core/race.h),
+ * under names_mu. Each (sender, chain) is asked for once per run. */
+static hrace_map_t names = HRACE_MAP_INIT;
+static pthread_mutex_t names_mu = PTHREAD_MUTEX_INITIALIZER;
+static _Atomic uint32_t next_ask;
+
+typedef struct site_query { uint32_t id; int32_t asker, reply_tag; } site_query_t;
+
+/* Reply tags of site queries: apart from the synchronous sends' (bit 30, ssend.c) and the
+ * threads' (small numbers, core/runtime.c). */
+static int32_t ask_tag(void) {
+  return (int32_t)(0x20000000u | (atomic_fetch_add(&next_ask, 1) & 0x1fffffffu));
+}
+
+/* Stack id `id` of rank src, which sent it in a frame: its frames from src's progress thread. */
+static const hrace_srcloc_t *ask(int src, uint32_t id) {
+  uint64_t key = (uint64_t)(uint32_t)src << 32 | id;
+  pthread_mutex_lock(&names_mu);
+  const hrace_srcloc_t *loc = hrace_map_get(&names, key);
+  pthread_mutex_unlock(&names_mu);
+  if (loc) return loc;
+  site_query_t q = { id, hrace__proc.rank, ask_tag() };
+  hrace__chan_send(src, HRACE_CHAN_SITEQ, &q, sizeof q, NULL, 0);
+  size_t n;
+  void *bytes = hrace__chan_wait(src, q.reply_tag, &n);
+  loc = n ? hrace__site_unpack(bytes, (uint32_t)n) : NULL;
+  free(bytes);
+  if (!loc) {
+    static _Atomic int warned;
+    if (!atomic_exchange(&warned, 1))
+      hrace__warn("rank %d could not name the code of a send it made (stack %u): a message "
+                  "race shows it as ??", src, id);
+    loc = hrace__site_intern(NULL, NULL, 0);
+  }
+  pthread_mutex_lock(&names_mu);
+  hrace_map_put(&names, key, (void *)loc);
+  pthread_mutex_unlock(&names_mu);
+  return loc;
+}
+
+/* The site a frame from src carried, as frames of code (see msgrace.h): this process's own
+ * stack, a code address of the executable, or another rank's stack, which it is asked for. */
+static const hrace_srcloc_t *name(int src, uint32_t site) {
+  if (!site) return hrace__site_intern(NULL, NULL, 0);
+  if (site & HRACE_SITE_PC) return hrace__site_here(0, hrace__site_decode(site));
+  if (src != hrace__proc.rank) return ask(src, site);
+  const uintptr_t *pcs;
+  return hrace__stack_get(site, &pcs) ? hrace__site_here(site, pcs[0])
+                                      : hrace__site_intern(NULL, NULL, 0);
+}
+
+void hrace__mrace_on_query(const void *buf, size_t bytes, int src) {
+  site_query_t q;
+  if (bytes != sizeof q || src < 0) {
+    hrace__warn("protocol error: malformed site query from rank %d dropped", src);
+    return;
+  }
+  memcpy(&q, buf, sizeof q);
+  const uintptr_t *pcs;
+  const void *packed = NULL;
+  uint32_t len = 0;
+  if (hrace__stack_get(q.id, &pcs)) packed = hrace__site_pack(hrace__site_here(q.id, pcs[0]), &len);
+  hrace__chan_reply(src, q.reply_tag, packed, len);
+}
+
+static unsigned depth(void) {
+  long d = hrace__opt.stack_depth;
+  return d < 1 ? 1 : d > HRACE_REPORT_FRAMES ? HRACE_REPORT_FRAMES : (unsigned)d;
+}
+
+/* Both sides are sends made elsewhere, named by their senders' caller chains. */
+static void report(int src_a, uint32_t site_a, int src_b, uint32_t site_b) {
   if (src_b < src_a) {   /* the lower rank first: the same race reads the same in every run */
     int s = src_a;
-    uint64_t t = site_a;
+    uint32_t t = site_a;
     src_a = src_b, site_a = site_b, src_b = s, site_b = t;
   }
   hrace_report_t r = { .kind = "message", .window = NULL, .owner = hrace__proc.rank };
-  uintptr_t pa = hrace__site_decode(site_a), pb = hrace__site_decode(site_b);
-  hrace__report_side(&r.a, "MPI_Send", src_a, 0, 0, 0, NULL, pa);
-  hrace__report_side(&r.b, "MPI_Send", src_b, 0, 0, 0, NULL, pb);
+  const hrace_srcloc_t *la = name(src_a, site_a), *lb = name(src_b, site_b);
+  hrace__report_side(&r.a, "MPI_Send", src_a, 0, 0, 0, la, 0);
+  hrace__report_side(&r.b, "MPI_Send", src_b, 0, 0, 0, lb, 0);
   if (hrace__report_seen(&r)) return;
-  hrace__race_side_frames(&r.a, 0, pa);
-  hrace__race_side_frames(&r.b, 0, pb);
+  r.a.nframes = hrace__site_frames(la, r.a.frames, depth());
+  r.b.nframes = hrace__site_frames(lb, r.b.frames, depth());
   hrace__report_race(&r);
+}
+
+/* Races found under hrace__post_mu, reported by hrace__mrace_flush. */
+typedef struct pend { int src_a, src_b; uint32_t site_a, site_b; struct pend *next; } pend_t;
+__thread void *hrace__mrace_pending __attribute__((tls_model("initial-exec")));
+
+static void found(int src_a, uint64_t site_a, int src_b, uint64_t site_b) {
+  pend_t *p = malloc(sizeof *p), **end = (pend_t **)&hrace__mrace_pending;
+  if (!p) return;
+  *p = (pend_t){ src_a, src_b, (uint32_t)site_a, (uint32_t)site_b, NULL };
+  while (*end) end = &(*end)->next;   /* in the order found */
+  *end = p;
+}
+
+void hrace__mrace_flush(void) {
+  pend_t *p = hrace__mrace_pending;
+  hrace__mrace_pending = NULL;
+  for (pend_t *nx; p; p = nx) {
+    nx = p->next;
+    report(p->src_a, p->site_a, p->src_b, p->site_b);
+    free(p);
+  }
 }
 
 void hrace__mrace_received(hrace_post_t *p, const hrace_hdr_t *h, int src, int tag) {
@@ -71,7 +174,7 @@ void hrace__mrace_received(hrace_post_t *p, const hrace_hdr_t *h, int src, int t
   for (unsigned i = 0; i < mr->n; i++) {
     const wdone_t *r = &mr->ring[i];
     if (r->seq < p->seq && r->src != src && tag_fits(r->tag, tag) && !covered(h, r->ex, r->ec))
-      report(src, h->site, r->src, r->site);
+      found(src, h->site, r->src, r->site);
   }
   for (hrace_post_t *r = hrace__post_next(NULL); r && r->seq < p->seq; r = hrace__post_next(r)) {
     if (r->rec != rec || r->src != MPI_ANY_SOURCE || !tag_fits(r->tag, tag)) continue;
@@ -85,7 +188,7 @@ void hrace__mrace_received(hrace_post_t *p, const hrace_hdr_t *h, int src, int t
   if (p->src != MPI_ANY_SOURCE) return;
   if (!p->epoch_set) p->epoch_set = 1, p->ex = ex, p->ec = now;
   for (hrace_cand_t *c = p->cands; c; c = c->next)
-    if (c->src != src) report(c->src, c->site, src, h->site);
+    if (c->src != src) found(c->src, c->site, src, h->site);
   mr->ring[mr->next] = (wdone_t){ p->seq, p->tag, src, h->site, p->ex, p->ec };
   mr->next = (mr->next + 1) % RING;
   if (mr->n < RING) mr->n++;
@@ -97,12 +200,47 @@ void hrace__mrace_free(hrace_comm_t *rec) {
 }
 
 /* ---- sites --------------------------------------------------------------------------------- */
+/* A send's chain is its code address and the shadow stack's innermost return addresses
+ * (access/stack.h, hrace__stack_capture_at). Interning it (hash, index probe, compare) at every
+ * message was 72 instructions per send (callgrind, send to self); the thread's last chains are
+ * kept here by code address, and a send whose shadow stack still holds the same return
+ * addresses takes the id with a compare of at most seven words. Ids are never reused: an entry
+ * stays right for the life of the thread. */
+#define LAST 4
+static __thread struct last {
+  uintptr_t pc;
+  unsigned depth;
+  uint32_t id;
+  uintptr_t ret[HRACE_STACK_FRAMES - 1];
+} last[LAST] __attribute__((tls_model("initial-exec")));
+
+static HRACE_COLD uint32_t send_site_slow(struct last *e, uintptr_t pc, unsigned d, unsigned k) {
+  const hrace_athread_t *t = &hrace__at;
+  uint32_t id = hrace__stack_capture_at(pc);
+  if (!id || id >= HRACE_SITE_PC) return hrace__site_encode(pc);
+  e->pc = pc, e->depth = d, e->id = id;
+  for (unsigned i = 0; i < k; i++) e->ret[i] = t->frames[(d - 1 - i) % HRACE_SSTACK];
+  return id;
+}
+
+uint32_t hrace__send_site(uintptr_t pc) {
+  const hrace_athread_t *t = &hrace__at;
+  unsigned d = t->depth, k = d < HRACE_STACK_FRAMES - 1 ? d : HRACE_STACK_FRAMES - 1;
+  struct last *e = &last[(pc ^ pc >> 4 ^ pc >> 9) & (LAST - 1)];
+  if (HRACE_LIKELY(e->pc == pc && e->depth == d)) {
+    unsigned i = 0;
+    while (i < k && e->ret[i] == t->frames[(d - 1 - i) % HRACE_SSTACK]) i++;
+    if (HRACE_LIKELY(i == k)) return e->id;
+  }
+  return send_site_slow(e, pc, d, k);
+}
+
 /* The main executable's range and load bias: core/mpicode.h. */
 uint32_t hrace__site_encode(uintptr_t pc) {
-  if (pc < hrace__exe_lo || pc >= hrace__exe_hi || pc - hrace__exe_bias >= (1u << 31)) return 0;
-  return (uint32_t)(pc - hrace__exe_bias) | (1u << 31);
+  if (pc < hrace__exe_lo || pc >= hrace__exe_hi || pc - hrace__exe_bias >= HRACE_SITE_PC) return 0;
+  return (uint32_t)(pc - hrace__exe_bias) | HRACE_SITE_PC;
 }
 
 uintptr_t hrace__site_decode(uint64_t site) {
-  return site ? hrace__exe_bias + (uintptr_t)(site & ~(uint64_t)(1u << 31)) : 0;
+  return site ? hrace__exe_bias + (uintptr_t)(site & ~(uint64_t)HRACE_SITE_PC) : 0;
 }

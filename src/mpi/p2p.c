@@ -228,7 +228,7 @@ static HRACE_COLD const hrace_hdr_t *recv_tail(const hrace_comm_t *rec, const hr
 
 /* The frame's header: the sender's clock, and its tail sent ahead to peer of rec. */
 HOT void fill_hdr(hrace_hdr_t *h, const hrace_comm_t *rec, int peer, int active, int sync,
-                  uint32_t sync_id, uintptr_t pc) {
+                  uint32_t sync_id, uint32_t site) {
   const hrace_clk_t *all;
   uint32_t m = hrace__signal_clock_wire(h->clk, &all);
   unsigned more = 0;
@@ -238,7 +238,7 @@ HOT void fill_hdr(hrace_hdr_t *h, const hrace_comm_t *rec, int peer, int active,
   }
   h->word = HRACE_FRAME_MAGIC << 8 | (active ? HRACE_HDR_CLOCK : 0) | (sync ? HRACE_HDR_SYNC : 0) | more;
   h->sync_id = sync_id;
-  h->site = hrace__site_encode(pc);
+  h->site = site;
 }
 
 /* The struct type {header bytes at hdr, count x type at buf}, committed. */
@@ -302,7 +302,8 @@ static int raw(hrace_p2p_t *a) {
 }
 
 /* Build the frame of a send into state s (persistent and non-blocking) or scratch (blocking).
- * Returns the (buf, count, type) to hand MPI. */
+ * Returns the (buf, count, type) to hand MPI. A persistent send's frame is filled at each
+ * Start, but its site is the caller chain of the *_init call, kept in the header now. */
 typedef struct wire { void *buf; int count; MPI_Datatype type; } wire_t;
 
 HOT wire_t frame_send(hrace_p2p_t *a, const hrace_comm_t *rec, const tinfo_t *ti, hrace_rs_t *s,
@@ -315,16 +316,21 @@ HOT wire_t frame_send(hrace_p2p_t *a, const hrace_comm_t *rec, const tinfo_t *ti
     char *f = s ? (s->frame ? s->frame : hrace__rs_frame(s, H + ti->bytes + 1)) : scratch_buf();
     if (!f) abort();
     int bytes = H + (int)ti->bytes;
+    uint32_t site = hrace__send_site(a->pc);
     if (fill) {
-      fill_hdr((hrace_hdr_t *)f, rec, a->peer, a->active, sync, id, a->pc);
+      fill_hdr((hrace_hdr_t *)f, rec, a->peer, a->active, sync, id, site);
       bytes = pack(f, a->buf, a->count, a->type, ti, a->comm, H + (int)ti->bytes);
+    } else {
+      ((hrace_hdr_t *)f)->site = site;
     }
     if (s) s->fbytes = bytes;
     w = (wire_t){ f, bytes, MPI_PACKED };
   } else {
     hrace_hdr_t *h = s ? (s->frame ? s->frame : hrace__rs_frame(s, H)) : (void *)scratch_buf();
     if (!h) abort();
-    if (fill) fill_hdr(h, rec, a->peer, a->active, sync, id, a->pc);
+    uint32_t site = hrace__send_site(a->pc);
+    if (fill) fill_hdr(h, rec, a->peer, a->active, sync, id, site);
+    else h->site = site;
     MPI_Datatype ft = frame_type(h, a->buf, a->count, a->type);
     if (s) s->ftype = ft;
     w = (wire_t){ MPI_BOTTOM, 1, ft };
@@ -376,7 +382,8 @@ void hrace__p2p_start_send(hrace_rs_t *s, int active) {
   hrace_p2p_t a = { .fn = s->fn, .buf = s->buf, .count = s->count, .type = s->type,
                     .comm = s->rec->comm, .active = active, .pc = s->pc };
   if (s->mode == HRACE_MODE_S) s->sync_id = hrace__ssend_next_id();
-  fill_hdr(s->frame, s->rec, s->peer, active, s->mode == HRACE_MODE_S, s->sync_id, s->pc);
+  hrace_hdr_t *h = s->frame;
+  fill_hdr(h, s->rec, s->peer, active, s->mode == HRACE_MODE_S, s->sync_id, h->site);
   if (s->ftype == MPI_DATATYPE_NULL) {
     tinfo_t ti;
     type_info(s->type, s->count, &ti);
@@ -446,6 +453,7 @@ HOT void arrived(hrace_comm_t *rec, hrace_post_t *post, const hrace_hdr_t *h,
   if (h && active && (hrace__hdr_flags(h) & HRACE_HDR_CLOCK)) hrace__wait(h->clk, hrace__hdr_clock_n(h), fn);
   if (post) hrace__post_done(post, h && (hrace__hdr_flags(h) & HRACE_HDR_CLOCK) ? h : NULL,
                              st ? st->MPI_SOURCE : -1, st ? st->MPI_TAG : -1);
+  if (HRACE_UNLIKELY(hrace__mrace_pending)) hrace__mrace_flush();   /* post_done found races */
 }
 
 /* Messages matched by MPI_Mprobe / MPI_Improbe and not yet received: their communicator and
@@ -632,7 +640,7 @@ int hrace__p2p_sendrecv(hrace_p2p_t *s, hrace_p2p_t *r, int replace) {
     int cap = H + (int)sti.bytes;
     sf = malloc(cap + 1);
     if (!sf) abort();
-    fill_hdr((hrace_hdr_t *)sf, srec, s->peer, s->active, 0, 0, s->pc);
+    fill_hdr((hrace_hdr_t *)sf, srec, s->peer, s->active, 0, 0, hrace__send_site(s->pc));
     sbytes = pack(sf, s->buf, s->count, s->type, &sti, s->comm, cap);
   }
   hrace_post_t mem;
@@ -680,7 +688,7 @@ int hrace__p2p_isendrecv(hrace_p2p_t *s, hrace_p2p_t *r, int replace, MPI_Reques
     int cap = hrace__hdr_bytes + (int)sti.bytes;
     ss = hrace__rs_new(HRACE_RS_SEND);
     char *sf = hrace__rs_frame(ss, (size_t)cap + 1);
-    fill_hdr((hrace_hdr_t *)sf, srec, s->peer, s->active, 0, 0, s->pc);
+    fill_hdr((hrace_hdr_t *)sf, srec, s->peer, s->active, 0, 0, hrace__send_site(s->pc));
     ss->fbytes = pack(sf, s->buf, s->count, s->type, &sti, s->comm, cap);
   }
   hrace_p2p_t rr = *r;

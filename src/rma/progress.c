@@ -17,6 +17,7 @@
 #include "base/log.h"
 #include "core/race.h"
 #include "core/thread.h"
+#include "mpi/msgrace.h"
 #include "mpi/posted.h"
 #include "report/report.h"
 #include "rma/protocol.h"
@@ -361,6 +362,10 @@ static int handle(void *buf, size_t bytes, int source, int32_t tag) {
   static size_t scratch_cap;
   if (tag == HRACE_CHAN_SYNCQ) {
     hrace__ssend_on_query(buf, bytes, source);
+    return 1;
+  }
+  if (tag == HRACE_CHAN_SITEQ) {
+    hrace__mrace_on_query(buf, bytes, source);
     return 1;
   }
   if ((uintptr_t)buf % _Alignof(hrace_msg_t)) {

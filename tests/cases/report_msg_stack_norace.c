@@ -4,10 +4,10 @@
  */
 /* A message race's sides have the frames of the send's code, inlined ones included (issue 18
  * item 1): both sends are in post(), inlined into main, so each side reads "post ... inlined in
- * main". The frame header has room for the send's code address only, so a sender's callers
- * beyond its inlining do not travel (docs/report-format.md). Rank 2 sends only after rank 1
- * told it that its first wildcard receive is done: that receive cannot match rank 2's message,
- * no race. Twin: report_msg_stack_race.c. */
+ * main"; main is the end of each chain (msg_callers_race.c has callers that are not inlined).
+ * Rank 2 sends only after rank 1 told it that its first wildcard receive is done: that
+ * receive cannot match rank 2's message, no race. Twin:
+ * report_msg_stack_race.c. */
 #include <mpi.h>
 #include <stdio.h>
 

@@ -6,10 +6,10 @@
  */
 /* A message race's sides have the frames of the send's code, inlined ones included (issue 18
  * item 1): both sends are in post(), inlined into main, so each side reads "post ... inlined in
- * main". The frame header has room for the send's code address only, so a sender's callers
- * beyond its inlining do not travel (docs/report-format.md). Rank 1's two wildcard receives
- * can each match either sender: a message race. Twin: report_msg_stack_norace.c (rank 2 sends
- * only after rank 1's first receive). Its report is kept in tests/golden/report_msg_stack.*. */
+ * main"; main is the end of each chain (msg_callers_race.c has callers that are not inlined).
+ * Rank 1's two wildcard receives can each match either sender: a message race. Twin:
+ * report_msg_stack_norace.c (rank 2 sends only after rank 1's first receive). Its report is
+ * kept in tests/golden/report_msg_stack.*. */
 #include <mpi.h>
 #include <stdio.h>
 
