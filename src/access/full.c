@@ -175,15 +175,19 @@ static void sink(void *ctx, hrace_aid_t now, hrace_aid_t prev, uint64_t off, uin
     hrace__race_memory(now, prev, addr, len, NULL, 0, 0);
 }
 
-/* Check [a, end) in the chunks it spans. */
+/* Check [a, end) in the chunks it spans. A single access of 8 or 16 aligned bytes (nearly all
+ * of them in code without loop hoisting) tries the shadow's first-touch path, then its steady
+ * check, before the general one. */
 static void shadow_run(hrace_athread_t *at, uintptr_t a, uintptr_t end, hrace_aid_t id) {
+  const hrace_vc_t *view = hrace__thread_view();
   while (a < end) {
     uintptr_t cend = (a | (CHUNK - 1)) + 1, e = end < cend ? end : cend;
-    chunk_t *c = chunk_get(a, 1);
-    if (!c) return;
+    uintptr_t i = a >> HRACE_FULL_CHUNK_BITS;
+    chunk_t *c = i < TOP ? atomic_load_explicit(&top[i], memory_order_acquire) : NULL;
+    if (__builtin_expect(!c, 0) && !(c = chunk_get(a, 1))) return;
     uint64_t off = a - c->base;
-    if (!(e - a == 8 && !(off & 7) && hrace__shadow_steady8(hrace__shadow_granules(&c->sh), off, id)))
-      hrace__shadow_access(&c->sh, off, e - a, id, hrace__thread_view(), sink, c);
+    if (!((e - a == 8 || e - a == 16) && hrace__shadow_quick(&c->sh, off, e - a, id, view)))
+      hrace__shadow_access(&c->sh, off, e - a, id, view, sink, c);
     a = e;
   }
 }
