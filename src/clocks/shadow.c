@@ -728,36 +728,60 @@ __attribute__((always_inline)) static inline uint64_t qstep(uint64_t v, hrace_ai
   return qnext_fill(m, v, id, l);
 }
 
-/* 1 when the access was checked and recorded here (it met no race), 0 when the general path
- * must take it. */
-int hrace__shadow_quick(hrace_shadow_t *sh, uint64_t off, uint64_t len, hrace_aid_t id,
-                        const hrace_vc_t *view) {
-  const hrace_vc_t *l = view->local;
-  if (!l || (len != 8 && len != 16) || (off & 7) || off >= sh->size || len > sh->size - off)
-    return 0;
-  const uint64_t g = off / 8;
+/* hrace__shadow_quick past the memo's first way: the second way, answers worked out, a chunk
+ * lock that is taken. 1 when the access was checked and recorded here (it met no race), 0 when
+ * the general path must take it. */
+__attribute__((noinline)) static int quick_slow(hrace_shadow_t *sh, uint64_t g, uint64_t len,
+                                                hrace_aid_t id, const hrace_vc_t *l) {
   cell_t *gw = granules(sh) + g;
   const uint64_t v0 = atomic_load_explicit(&gw[0], memory_order_acquire);
   const uint64_t n0 = qstep(v0, id, l);
   if (n0 == ~0ull) return 0;
   uint64_t v1 = 0, n1 = 0;
   if (len == 16) {
-    if ((g + 1) % CHUNK == 0) return 0;                              /* two chunks */
     v1 = atomic_load_explicit(&gw[1], memory_order_acquire);
     if ((n1 = qstep(v1, id, l)) == ~0ull) return 0;
   }
   if (n0 == v0 && n1 == v1) return 1;          /* recorded already (or stood for) */
   _Atomic uint32_t *lock = chunk_word(sh, g / CHUNK);
-  uint32_t free_ = 0;
-  if (!(token && atomic_compare_exchange_weak_explicit(lock, &free_, token, memory_order_acquire,
-                                                       memory_order_relaxed)) &&
-      !chunk_lock(lock))
-    return 0;
+  if (!chunk_lock(lock)) return 0;
   const int same = atomic_load_explicit(&gw[0], memory_order_relaxed) == v0 &&
                    (len == 8 || atomic_load_explicit(&gw[1], memory_order_relaxed) == v1);
   if (same) {                                  /* what the answers were worked out from */
     atomic_store_explicit(&gw[0], n0, memory_order_release);
     if (len == 16) atomic_store_explicit(&gw[1], n1, memory_order_release);
+  }
+  chunk_unlock(lock);
+  return same;
+}
+
+/* The memo's first way only, and a free chunk lock: a leaf that saves no register (the
+ * callers' budget per access is tens of instructions); anything else is quick_slow's. */
+int hrace__shadow_quick(hrace_shadow_t *sh, uint64_t off, uint64_t len, hrace_aid_t id,
+                        const hrace_vc_t *view) {
+  const hrace_vc_t *l = view->local;
+  if (!l || (off & 7) || off + len > sh->size) return 0;   /* len 8 or 16 (shadow.h) */
+  const uint64_t g = off / 8;
+  if (len == 16 && (g + 1) % CHUNK == 0) return 0;         /* two chunks */
+  cell_t *gw = granules(sh) + g;
+  const qmemo_t *m = qmemo[id & (NQMEMO - 1)];
+  if (m->id != id || m->l != l) return quick_slow(sh, g, len, id, l);
+  const uint64_t v0 = atomic_load_explicit(&gw[0], memory_order_acquire);
+  uint64_t v1 = v0;
+  if (len == 16) v1 = atomic_load_explicit(&gw[1], memory_order_acquire);
+  if (m->v != v0 || m->v != v1) return quick_slow(sh, g, len, id, l);
+  const uint64_t n = m->next;
+  if (n == v0) return 1;                       /* recorded already (or stood for) */
+  _Atomic uint32_t *lock = chunk_word(sh, g / CHUNK);
+  uint32_t free_ = 0, me = token;
+  if (!me || !atomic_compare_exchange_weak_explicit(lock, &free_, me, memory_order_acquire,
+                                                    memory_order_relaxed))
+    return quick_slow(sh, g, len, id, l);
+  const int same = atomic_load_explicit(&gw[0], memory_order_relaxed) == v0 &&
+                   (len == 8 || atomic_load_explicit(&gw[1], memory_order_relaxed) == v1);
+  if (same) {                                  /* what the answer was worked out from */
+    atomic_store_explicit(&gw[0], n, memory_order_release);
+    if (len == 16) atomic_store_explicit(&gw[1], n, memory_order_release);
   }
   chunk_unlock(lock);
   return same;
@@ -844,7 +868,7 @@ __attribute__((noinline)) static void access_first(hrace_shadow_t *sh, uint64_t 
                                                    uint64_t len, hrace_aid_t id,
                                                    const hrace_vc_t *view,
                                                    hrace_race_sink_t sink, void *ctx) {
-  if (hrace__shadow_quick(sh, off, len, id, view)) return;
+  if ((len == 8 || len == 16) && hrace__shadow_quick(sh, off, len, id, view)) return;
   if (len == 16 && steady(sh, off, len, id)) return;   /* finer granules that say so */
   access_full(sh, off, len, id, view, sink, ctx);
 }
