@@ -508,7 +508,7 @@ static _Atomic uint32_t *chunk_word(const hrace_shadow_t *sh, uint64_t c) {
   return (_Atomic uint32_t *)(void *)(sh->cells + head(sh)->locks) + c;
 }
 
-static int chunk_lock(_Atomic uint32_t *l) {
+__attribute__((always_inline)) static inline int chunk_lock(_Atomic uint32_t *l) {
   uint32_t me = token;
   if (HRACE_SHADOW_UNLIKELY(!me)) me = token = atomic_fetch_add(&tokens, 1) + 1;
   unsigned spins = 0;
@@ -688,7 +688,7 @@ static inline uint64_t qnext(uint64_t v, hrace_aid_t id, const qfact_t *n, const
   return (ow & or_ & QO_HB) ? CELL(w, id) : ~0ull;
 }
 
-static int chunk_lock(_Atomic uint32_t *l);
+static inline int chunk_lock(_Atomic uint32_t *l);
 static void chunk_unlock(_Atomic uint32_t *l);
 static _Atomic uint32_t *chunk_word(const hrace_shadow_t *sh, uint64_t c);
 
@@ -880,6 +880,9 @@ void hrace__shadow_access(hrace_shadow_t *sh, uint64_t off, uint64_t len, hrace_
     uint64_t v = atomic_load_explicit(&granules(sh)[off / 8], memory_order_acquire);
     if (v == CELL(id, 0) || (!(v & (PTR | SYNC)) && CELL_R(v) == id)) return;
   } else if (len != 16 && HRACE_SHADOW_LIKELY(steady(sh, off, len, id))) {
+    return;
+  } else if (len > 16) {
+    access_full(sh, off, len, id, view, sink, ctx);   /* ranges: straight to the general path */
     return;
   }
   access_first(sh, off, len, id, view, sink, ctx);
