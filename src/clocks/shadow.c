@@ -611,15 +611,17 @@ static int steady(const hrace_shadow_t *sh, uint64_t off, uint64_t len, hrace_ai
  * vector of two doubles) is what code without loop hoisting sends, once per element. In a
  * loop with a barrier per sweep each one is the first of its segment on its granule, and the
  * general path (acc_t, apply's unlocked scan and then access_run, a descriptor lookup per
- * previous access) cost about 30 ns of CPU per access against TSan's 8 (bench/README.md, "Full
- * mode ... per-access callbacks"). Here the facts the verdict needs about a descriptor, which
- * never change for a local access (its thread context, epoch and kind), come from a per-thread
- * table instead of the descriptor, and the order test is one compare with the view's entry, as
- * TSan's shadow word does it. Only the plainest case is taken: plain cells with at most one
- * reader, local descriptors, and no race (every previous access ordered before the view, or
- * covering it as same_lookup would say); anything else returns 0 and takes the general path,
- * which decides exactly as before. The store is made under the chunk's lock as every change
- * is, after checking that the granules still hold what the verdict was worked out from. */
+ * previous access) cost about 30 ns of CPU per access against TSan's 8 (bench/README.md,
+ * "Full mode with per-access callbacks: the first-touch path"). Here the facts the verdict
+ * needs about a descriptor, which never change for a local access (its thread context, epoch
+ * and kind), come from a per-thread table instead of the descriptor, and the order test is one
+ * compare with the view's entry, as TSan's shadow word does it. Only the plainest case is
+ * taken: plain cells with at most one reader, local descriptors, and no race (every previous
+ * access ordered before the view, or covering it as same_lookup would say); anything else
+ * returns 0 and takes the general path, which decides exactly as before. The store is made
+ * under the chunk's lock as every change is, after checking that the granules still hold what
+ * the verdict was worked out from. Both tables assume that descriptor ids are never reused
+ * (clocks/access.h); reclaiming ids would have to empty them. */
 enum { QK_W = 1, QK_R = 2, QK_PLAIN = 4 };  /* writes; reads; plain (non-atomic), same_lookup */
 typedef struct qfact {
   hrace_aid_t id;
@@ -657,7 +659,8 @@ __attribute__((always_inline)) static inline const qfact_t *qfact(hrace_aid_t id
  * of its thread and epoch that covers a read (and, a write, a write: same() would say so).
  * QO_NONE (all bits) when there is no access; 0 when neither holds (the general path decides). */
 enum { QO_HB = 1, QO_SAME_R = 2, QO_SAME_W = 4, QO_NONE = 7 };
-__attribute__((always_inline)) static inline unsigned qorder(hrace_aid_t prev, const qfact_t *n, const hrace_vc_t *l) {
+__attribute__((always_inline)) static inline unsigned qorder(hrace_aid_t prev, const qfact_t *n,
+                                                             const hrace_vc_t *l) {
   if (!prev) return QO_NONE;
   if (prev & RSET_BIT) return 0;
   const qfact_t *f = qfact(prev);
