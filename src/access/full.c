@@ -177,13 +177,12 @@ static void sink(void *ctx, hrace_aid_t now, hrace_aid_t prev, uint64_t off, uin
 
 /* Check [a, end) in the chunks it spans. */
 static void shadow_run(hrace_athread_t *at, uintptr_t a, uintptr_t end, hrace_aid_t id) {
+  const hrace_vc_t *view = hrace__thread_view();
   while (a < end) {
     uintptr_t cend = (a | (CHUNK - 1)) + 1, e = end < cend ? end : cend;
     chunk_t *c = chunk_get(a, 1);
     if (!c) return;
-    uint64_t off = a - c->base;
-    if (!(e - a == 8 && !(off & 7) && hrace__shadow_steady8(hrace__shadow_granules(&c->sh), off, id)))
-      hrace__shadow_access(&c->sh, off, e - a, id, hrace__thread_view(), sink, c);
+    hrace__shadow_access(&c->sh, a - c->base, e - a, id, view, sink, c);
     a = e;
   }
 }
@@ -200,10 +199,20 @@ void hrace__full_access(uintptr_t a, size_t n, uint16_t flags, uint16_t op, uint
    * ranges, clocks/shadow.c). */
   if (in_window(a, n)) return;
   at->busy = true;
-  if (!stk.known) stack_learn();
+  if (__builtin_expect(!stk.known, 0)) stack_learn();
   if (a >= stk.lo && a < stk.hi && a < stk.min) stk.min = a;
   uint32_t cls = (flags & HRACE_ACC_ATOMIC) ? 0xA7000000u | (uint32_t)n : 0;
   hrace_aid_t id = hrace__athread_aid(at, pc, flags, op, cls);
+  /* The commonest, a scalar or a vector of two in one chunk that meets no race there: the
+   * shadow's first-touch path (clocks/shadow.h), before the general check. */
+  if ((n == 8 || n == 16) && !(a & 7) && ((a ^ (a + n - 1)) >> HRACE_FULL_CHUNK_BITS) == 0) {
+    uintptr_t i = a >> HRACE_FULL_CHUNK_BITS;
+    chunk_t *c = i < TOP ? atomic_load_explicit(&top[i], memory_order_acquire) : NULL;
+    if (c && hrace__shadow_quick(&c->sh, a - c->base, n, id, hrace__thread_view())) {
+      at->busy = false;
+      return;
+    }
+  }
   shadow_run(at, a, a + n, id);
   at->busy = false;
 }

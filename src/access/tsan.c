@@ -100,7 +100,7 @@ __attribute__((noinline)) static void tracked_other(uintptr_t a, unsigned n, uin
  * callback's first). */
 static inline int steady(const hrace_athread_t *at, uintptr_t a, unsigned n, uint16_t flags,
                          uintptr_t pc) {
-  unsigned k = hrace__athread_aid_slot(pc);
+  unsigned k = hrace__athread_aid_slot(at, pc);
   return n == 8 && !((a - at->rlo) & 7) && a >= at->rlo && a + n <= at->rhi &&
          at->rseq == atomic_load_explicit(&hrace__filter_seq, memory_order_acquire) &&
          at->rkind == HRACE_TRACK_WINDOW && at->aids[k].pc == pc && at->aids[k].flags == flags &&
@@ -121,7 +121,7 @@ __attribute__((noinline)) static void tracked(uintptr_t a, unsigned n, uint16_t 
     int in_window = at->rseq == atomic_load_explicit(&hrace__filter_seq, memory_order_acquire) &&
                     a >= at->rlo && a + n <= at->rhi && at->rkind == HRACE_TRACK_WINDOW &&
                     !at->busy && hrace__proc.mpi_ready;
-    unsigned k = hrace__athread_aid_slot(pc);
+    unsigned k = hrace__athread_aid_slot(at, pc);
     if (in_window && at->aids[k].pc == pc && at->aids[k].flags == flags &&
         at->aids[k].seg == hrace__athread_segment(at)) {
       hrace_shadow_t *cells = at->rowner;

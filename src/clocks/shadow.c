@@ -508,7 +508,7 @@ static _Atomic uint32_t *chunk_word(const hrace_shadow_t *sh, uint64_t c) {
   return (_Atomic uint32_t *)(void *)(sh->cells + head(sh)->locks) + c;
 }
 
-static int chunk_lock(_Atomic uint32_t *l) {
+__attribute__((always_inline)) static inline int chunk_lock(_Atomic uint32_t *l) {
   uint32_t me = token;
   if (HRACE_SHADOW_UNLIKELY(!me)) me = token = atomic_fetch_add(&tokens, 1) + 1;
   unsigned spins = 0;
@@ -605,6 +605,191 @@ static int steady(const hrace_shadow_t *sh, uint64_t off, uint64_t len, hrace_ai
   return 1;
 }
 
+/* ---- the first touch of a granule in a segment, without acc_t --------------------------- */
+
+/* A single access of one or two whole granules (8 or 16 bytes, 8-aligned: a scalar or a
+ * vector of two doubles) is what code without loop hoisting sends, once per element. In a
+ * loop with a barrier per sweep each one is the first of its segment on its granule, and the
+ * general path (acc_t, apply's unlocked scan and then access_run, a descriptor lookup per
+ * previous access) cost about 30 ns of CPU per access against TSan's 8 (bench/README.md,
+ * "Full mode with per-access callbacks: the first-touch path"). Here the facts the verdict
+ * needs about a descriptor, which never change for a local access (its thread context, epoch
+ * and kind), come from a per-thread table instead of the descriptor, and the order test is one
+ * compare with the view's entry, as TSan's shadow word does it. Only the plainest case is
+ * taken: plain cells with at most one reader, local descriptors, and no race (every previous
+ * access ordered before the view, or covering it as same_lookup would say); anything else
+ * returns 0 and takes the general path, which decides exactly as before. The store is made
+ * under the chunk's lock as every change is, after checking that the granules still hold what
+ * the verdict was worked out from. Both tables assume that descriptor ids are never reused
+ * (clocks/access.h); reclaiming ids would have to empty them. */
+enum { QK_W = 1, QK_R = 2, QK_PLAIN = 4 };  /* writes; reads; plain (non-atomic), same_lookup */
+typedef struct qfact {
+  hrace_aid_t id;
+  uint32_t exporter;
+  hrace_clk_t clk;
+  uint32_t kind;                   /* QK_*; 0: not a local access, never taken here */
+} qfact_t;
+enum { NQFACT = 256 };
+static __thread qfact_t qfacts[NQFACT] __attribute__((tls_model("initial-exec")));
+
+/* The immutable facts of descriptor id (kind 0: not usable here). Local descriptors only:
+ * their epoch is fixed at creation, where a remote operation's is fixed at its completion. */
+__attribute__((noinline)) static const qfact_t *qfact_fill(qfact_t *f, hrace_aid_t id) {
+  const hrace_access_t *p = hrace__access_get(id);
+  uint32_t k = 0;
+  if ((p->flags & (HRACE_ACC_LOCALCLK | HRACE_ACC_REMOTE | HRACE_ACC_FOREIGN)) ==
+      HRACE_ACC_LOCALCLK) {
+    k = (p->flags & HRACE_ACC_WRITE ? QK_W : 0) | (p->flags & HRACE_ACC_READ ? QK_R : 0) |
+        (p->flags & HRACE_ACC_ATOMIC ? 0 : QK_PLAIN);
+    if (!(k & (QK_W | QK_R))) k = 0;
+  }
+  f->exporter = p->exporter;
+  f->clk = atomic_load_explicit(&p->clk, memory_order_acquire);
+  f->kind = f->clk == HRACE_CLK_INF ? 0 : k;
+  f->id = id;
+  return f;
+}
+__attribute__((always_inline)) static inline const qfact_t *qfact(hrace_aid_t id) {
+  qfact_t *f = &qfacts[(id ^ (id >> 8)) & (NQFACT - 1)];
+  return HRACE_SHADOW_LIKELY(f->id == id) ? f : qfact_fill(f, id);
+}
+
+/* How previous access prev stands to the access (facts n) being made, seen from local clock l,
+ * as bits: QO_HB ordered before it (races() would say no), QO_SAME_R / QO_SAME_W a plain access
+ * of its thread and epoch that covers a read (and, a write, a write: same() would say so).
+ * QO_NONE (all bits) when there is no access; 0 when neither holds (the general path decides). */
+enum { QO_HB = 1, QO_SAME_R = 2, QO_SAME_W = 4, QO_NONE = 7 };
+__attribute__((always_inline)) static inline unsigned qorder(hrace_aid_t prev, const qfact_t *n,
+                                                             const hrace_vc_t *l) {
+  if (!prev) return QO_NONE;
+  if (prev & RSET_BIT) return 0;
+  const qfact_t *f = qfact(prev);
+  if (!f->kind) return 0;
+  unsigned o = hrace__epoch_hb(f->exporter, f->clk, l) ? QO_HB : 0;
+  if (f->exporter == n->exporter && f->clk == n->clk && (f->kind & QK_PLAIN))
+    o |= f->kind & QK_W ? QO_SAME_W | QO_SAME_R : QO_SAME_R;
+  return o;
+}
+
+/* The next state of plain cell v after access id (facts n), v itself when it already stands
+ * for the access (covered(), with the general path's own-id checks), or ~0 when the general
+ * path must decide (a read set, a finer or sync granule, a previous access not ordered). */
+static inline uint64_t qnext(uint64_t v, hrace_aid_t id, const qfact_t *n, const hrace_vc_t *l) {
+  if (v & (PTR | SYNC)) return ~0ull;
+  const hrace_aid_t w = CELL_W(v);
+  const uint32_t r = CELL_R(v);
+  if (r & RSET_BIT) return ~0ull;
+  if (n->kind & QK_W) {
+    if (w == id && !r) return v;
+    unsigned ow = qorder(w, n, l), or_ = qorder(r, n, l);
+    if (w && (ow & QO_SAME_W) && (or_ & QO_SAME_R)) return v;               /* covered */
+    return (ow & or_ & QO_HB) ? CELL(id, 0) : ~0ull;
+  }
+  if (r == id) return v;
+  unsigned ow = qorder(w, n, l), or_ = qorder(r, n, l);
+  if (r ? (or_ & QO_SAME_R) : (w && (ow & QO_SAME_W))) return v;            /* covered */
+  return (ow & or_ & QO_HB) ? CELL(w, id) : ~0ull;
+}
+
+static inline int chunk_lock(_Atomic uint32_t *l);
+static void chunk_unlock(_Atomic uint32_t *l);
+static _Atomic uint32_t *chunk_word(const hrace_shadow_t *sh, uint64_t c);
+
+/* The answers qnext gave this thread: in a loop, the granules an access meets mostly hold the
+ * same state (what one access of the previous sweep, or of this one, left), so the answer for
+ * (access, old state, clock) is looked up instead of worked out again. Two ways per access id,
+ * indexed by its low bits: the ids a loop uses are handed out together, so they fill the
+ * slots without collisions (a hash of (id, state) over 64 slots missed 18 % of the time on
+ * `loop`'s twelve call sites). Only answers that hold for good are kept: a descriptor's facts
+ * never change, and a thread's clock only grows, so an access ordered before it stays so. */
+typedef struct qmemo {
+  uint64_t v, next;
+  const hrace_vc_t *l;
+  hrace_aid_t id;
+} qmemo_t;
+enum { NQMEMO = 64 };
+static __thread qmemo_t qmemo[NQMEMO][2] __attribute__((tls_model("initial-exec")));
+
+/* qnext through the memo: the next state of granule word v, or ~0 (the general path). */
+__attribute__((noinline)) static uint64_t qnext_fill(qmemo_t *m, uint64_t v, hrace_aid_t id,
+                                                     const hrace_vc_t *l) {
+  const qfact_t *n = qfact(id);
+  if (!(n->kind & QK_PLAIN)) return ~0ull;     /* atomics and remote records: general path */
+  const qfact_t now = *n;                      /* the table slot may be reused in qnext */
+  uint64_t next = qnext(v, id, &now, l);
+  if (next != ~0ull) {
+    m[1] = m[0];                               /* the older answer moves to the second way */
+    m[0] = (qmemo_t){ .v = v, .next = next, .l = l, .id = id };
+  }
+  return next;
+}
+__attribute__((always_inline)) static inline uint64_t qstep(uint64_t v, hrace_aid_t id,
+                                                            const hrace_vc_t *l) {
+  qmemo_t *m = qmemo[id & (NQMEMO - 1)];
+  if (HRACE_SHADOW_LIKELY(m[0].v == v && m[0].id == id && m[0].l == l)) return m[0].next;
+  if (m[1].v == v && m[1].id == id && m[1].l == l) return m[1].next;
+  return qnext_fill(m, v, id, l);
+}
+
+/* hrace__shadow_quick past the memo's first way: the second way, answers worked out, a chunk
+ * lock that is taken. 1 when the access was checked and recorded here (it met no race), 0 when
+ * the general path must take it. */
+__attribute__((noinline)) static int quick_slow(hrace_shadow_t *sh, uint64_t g, uint64_t len,
+                                                hrace_aid_t id, const hrace_vc_t *l) {
+  cell_t *gw = granules(sh) + g;
+  const uint64_t v0 = atomic_load_explicit(&gw[0], memory_order_acquire);
+  const uint64_t n0 = qstep(v0, id, l);
+  if (n0 == ~0ull) return 0;
+  uint64_t v1 = 0, n1 = 0;
+  if (len == 16) {
+    v1 = atomic_load_explicit(&gw[1], memory_order_acquire);
+    if ((n1 = qstep(v1, id, l)) == ~0ull) return 0;
+  }
+  if (n0 == v0 && n1 == v1) return 1;          /* recorded already (or stood for) */
+  _Atomic uint32_t *lock = chunk_word(sh, g / CHUNK);
+  if (!chunk_lock(lock)) return 0;
+  const int same = atomic_load_explicit(&gw[0], memory_order_relaxed) == v0 &&
+                   (len == 8 || atomic_load_explicit(&gw[1], memory_order_relaxed) == v1);
+  if (same) {                                  /* what the answers were worked out from */
+    atomic_store_explicit(&gw[0], n0, memory_order_release);
+    if (len == 16) atomic_store_explicit(&gw[1], n1, memory_order_release);
+  }
+  chunk_unlock(lock);
+  return same;
+}
+
+/* The memo's first way only, and a free chunk lock: a leaf that saves no register (the
+ * callers' budget per access is tens of instructions); anything else is quick_slow's. */
+int hrace__shadow_quick(hrace_shadow_t *sh, uint64_t off, uint64_t len, hrace_aid_t id,
+                        const hrace_vc_t *view) {
+  const hrace_vc_t *l = view->local;
+  if (!l || (off & 7) || off + len > sh->size) return 0;   /* len 8 or 16 (shadow.h) */
+  const uint64_t g = off / 8;
+  if (len == 16 && (g + 1) % CHUNK == 0) return 0;         /* two chunks */
+  cell_t *gw = granules(sh) + g;
+  const qmemo_t *m = qmemo[id & (NQMEMO - 1)];
+  if (m->id != id || m->l != l) return quick_slow(sh, g, len, id, l);
+  const uint64_t v0 = atomic_load_explicit(&gw[0], memory_order_acquire);
+  uint64_t v1 = v0;
+  if (len == 16) v1 = atomic_load_explicit(&gw[1], memory_order_acquire);
+  if (m->v != v0 || m->v != v1) return quick_slow(sh, g, len, id, l);
+  const uint64_t n = m->next;
+  if (n == v0) return 1;                       /* recorded already (or stood for) */
+  _Atomic uint32_t *lock = chunk_word(sh, g / CHUNK);
+  uint32_t free_ = 0, me = token;
+  if (!me || !atomic_compare_exchange_weak_explicit(lock, &free_, me, memory_order_acquire,
+                                                    memory_order_relaxed))
+    return quick_slow(sh, g, len, id, l);
+  const int same = atomic_load_explicit(&gw[0], memory_order_relaxed) == v0 &&
+                   (len == 8 || atomic_load_explicit(&gw[1], memory_order_relaxed) == v1);
+  if (same) {                                  /* what the answer was worked out from */
+    atomic_store_explicit(&gw[0], n, memory_order_release);
+    if (len == 16) atomic_store_explicit(&gw[1], n, memory_order_release);
+  }
+  chunk_unlock(lock);
+  return same;
+}
+
 /* ---- the ranges this thread's segment already recorded ----------------------------------- */
 
 /* A plain access over bytes that a plain access of the same thread and segment already
@@ -679,16 +864,31 @@ __attribute__((noinline)) static void access_full(hrace_shadow_t *sh, uint64_t o
     sink(ctx, id, x.fd.f[k].prev, x.fd.f[k].lo, x.fd.f[k].hi - x.fd.f[k].lo);
 }
 
+/* Not the steady state: the first touch of a single access in its segment (quick), else the
+ * general path. A 16-byte access tries quick before steady(): in a loop of vector accesses
+ * each granule is touched once per segment. */
+__attribute__((noinline)) static void access_first(hrace_shadow_t *sh, uint64_t off,
+                                                   uint64_t len, hrace_aid_t id,
+                                                   const hrace_vc_t *view,
+                                                   hrace_race_sink_t sink, void *ctx) {
+  if ((len == 8 || len == 16) && hrace__shadow_quick(sh, off, len, id, view)) return;
+  if (len == 16 && steady(sh, off, len, id)) return;   /* finer granules that say so */
+  access_full(sh, off, len, id, view, sink, ctx);
+}
+
 /* The steady state is a leaf that saves no register; the rest is a tail call. */
 void hrace__shadow_access(hrace_shadow_t *sh, uint64_t off, uint64_t len, hrace_aid_t id,
                           const hrace_vc_t *view, hrace_race_sink_t sink, void *ctx) {
   if (len == 8 && !(off & 7) && off < sh->size) {   /* the commonest: an aligned 8 bytes */
     uint64_t v = atomic_load_explicit(&granules(sh)[off / 8], memory_order_acquire);
     if (v == CELL(id, 0) || (!(v & (PTR | SYNC)) && CELL_R(v) == id)) return;
-  } else if (HRACE_SHADOW_LIKELY(steady(sh, off, len, id))) {
+  } else if (len != 16 && HRACE_SHADOW_LIKELY(steady(sh, off, len, id))) {
+    return;
+  } else if (len > 16) {
+    access_full(sh, off, len, id, view, sink, ctx);   /* ranges: straight to the general path */
     return;
   }
-  access_full(sh, off, len, id, view, sink, ctx);
+  access_first(sh, off, len, id, view, sink, ctx);
 }
 
 void hrace__shadow_clear(hrace_shadow_t *sh, uint64_t off, uint64_t len) {

@@ -59,6 +59,13 @@ void hrace__shadow_free(hrace_shadow_t *sh);
 void hrace__shadow_access(hrace_shadow_t *sh, uint64_t off, uint64_t len, hrace_aid_t id,
                           const hrace_vc_t *view, hrace_race_sink_t sink, void *ctx);
 
+/* The first touch of a granule in a segment, for single accesses (len 8 or 16, no other; off
+ * 8-aligned, or it returns 0): checks and records access `id` as hrace__shadow_access would when it meets no race there and
+ * the granules hold plain cells whose previous accesses are local, and returns 1; returns 0,
+ * having changed nothing, when hrace__shadow_access must take it (which tries this first). */
+int hrace__shadow_quick(hrace_shadow_t *sh, uint64_t off, uint64_t len, hrace_aid_t id,
+                        const hrace_vc_t *view);
+
 /* Shadow in use, for benchmarks and tests: granule words of the region (one per 8 bytes,
  * resident only where touched), and blocks of 2 and of 8 cells handed out to finer granules. */
 void hrace__shadow_usage(const hrace_shadow_t *sh, uint64_t *words, uint64_t *blocks2,
