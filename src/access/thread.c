@@ -11,6 +11,8 @@ __thread hrace_athread_t hrace__at __attribute__((tls_model("initial-exec"), ali
 /* Threads that ran instrumented code. hrace's own threads and MPI's never do. */
 static _Atomic unsigned napp;
 
+unsigned hrace__athread_count(void) { return atomic_load_explicit(&napp, memory_order_acquire); }
+
 void hrace__athread_register(void) {
   hrace_athread_t *t = &hrace__at;
   if (t->app) return;

@@ -70,4 +70,15 @@ void hrace__shadow_clear(hrace_shadow_t *sh, uint64_t off, uint64_t len);
  * docs/rma.md, "Annotations"): what was recorded there is forgotten, and later accesses are neither
  * checked nor recorded, as for a lock word. Undone by hrace__shadow_clear. */
 void hrace__shadow_mark_sync(hrace_shadow_t *sh, uint64_t off, uint64_t len);
+
+/* The descriptor sweep (clocks/access.h), with every thread that could change a cell stopped:
+ * between hrace__access_sweep_begin and _end, hrace__shadow_sweep_begin, then
+ * hrace__shadow_mark for every shadow there is (it marks each descriptor id its cells hold,
+ * read sets included), then hrace__shadow_sweep_end, which gives back the read sets no cell
+ * holds (returns how many; shadows not walked must hold none). The sweeping thread also calls
+ * hrace__shadow_forget_thread (its same-epoch answers name ids). */
+bool hrace__shadow_sweep_begin(void);
+void hrace__shadow_mark(const hrace_shadow_t *sh);
+uint32_t hrace__shadow_sweep_end(void);
+void hrace__shadow_forget_thread(void);
 #endif
