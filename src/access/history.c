@@ -254,9 +254,8 @@ void hrace__history_report(void *ctx, hrace_aid_t op, hrace_aid_t access, uint64
 }
 
 /* For the descriptor sweep (clocks/access.h; docs/access.md, "Reclaiming descriptors"), at its
- * safe point: every id the history tables hold (any thread's: another thread's check reads them),
- * and those of the calling thread's descriptor caches (thread.h's aids, the runtime's cache),
- * which it may hand out again in the same segment. */
+ * safe point: every id the history tables hold (any thread's, live or ended: another thread's
+ * check reads them). */
 void hrace__history_mark(void) {
   unsigned n = atomic_load_explicit(&ntables, memory_order_acquire);
   for (unsigned i = 0; i < n && i < MAX_TABLES; i++) {
@@ -269,9 +268,4 @@ void hrace__history_mark(void) {
       hrace__access_mark(atomic_load_explicit(&c->raid, memory_order_relaxed));
     }
   }
-  const hrace_athread_t *t = &hrace__at;
-  for (unsigned k = 0; k < sizeof t->aids / sizeof t->aids[0]; k++)
-    hrace__access_mark(t->aids[k].aid);
-  if (hrace__self_ready)
-    for (unsigned k = 0; k < HRACE_CACHE; k++) hrace__access_mark(hrace__self.cache[k].id);
 }

@@ -48,8 +48,6 @@ extern __thread hrace_athread_t hrace__at __attribute__((tls_model("initial-exec
 /* First instrumented code on this thread: count it; a second such thread turns the history
  * on (history.h). Cold, once per thread. */
 void hrace__athread_register(void);
-/* Threads that ran instrumented code so far (the descriptor sweep's safe point: rma/window.c). */
-unsigned hrace__athread_count(void);
 
 /* The calling thread's current segment, as a number that changes whenever its clock ticks, and
  * so whenever hrace__local_access would hand out a new descriptor for the same code address:

@@ -3,6 +3,8 @@
 #include "clocks/access.h"
 #include "clocks/table.h"
 
+#include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <sys/mman.h>
 
@@ -67,6 +69,9 @@ bool hrace__access_sweep_begin(void) {
   void *m = mmap(NULL, marks_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (m == MAP_FAILED) return false;
   marks = m;
+  /* Free ids are held nowhere, so unmarked: the end frees them again. Taken off the list now,
+   * so that nothing allocated during the sweep is among them. */
+  hrace__table_drop_free(&descriptors);
   return true;
 }
 
@@ -75,10 +80,6 @@ void hrace__access_mark(hrace_aid_t id) {
 }
 
 uint32_t hrace__access_sweep_end(void) {
-  /* Ids already on the free list are unmarked too: the list is rebuilt from scratch, so take
-   * them all off first (nothing else allocates during a sweep: access.h). */
-  atomic_store_explicit(&descriptors.free_head, 0, memory_order_relaxed);
-  atomic_store_explicit(&descriptors.nfree, 0, memory_order_relaxed);
   uint32_t freed = 0, kept = 0;
   /* Highest ids first onto the stack, so the lowest come off first: reused descriptors stay in
    * the table's first pages. */
@@ -103,4 +104,90 @@ uint32_t hrace__access_sweep_end(void) {
   made_at_sweep = atomic_load_explicit(&made, memory_order_relaxed);
   kept_at_sweep = kept;
   return freed;
+}
+
+/* ---- the threads: parking ------------------------------------------------------------------
+ *
+ * Each thread that makes accesses has a slot: its state (running, parked or gone) and its
+ * owner. Parking and claiming a sweep are a Dekker handshake over sequentially consistent
+ * stores and loads:
+ *   sweeper:   sweeping = 1; then every other slot must be parked or gone, else sweeping = 0
+ *   unparker:  state = running; then if sweeping: state = parked, wait until sweeping == 0,
+ *              start over
+ * Either the sweeper sees the thread running (and gives up) or the thread sees the sweep (and
+ * waits): never both go on. A slot being filled in reads as running; a thread registers as
+ * parked and then unparks, so a sweep that missed its slot finds it waiting. */
+enum { RUNNING, PARKED, GONE };
+#define MAX_SLOTS 4096
+
+static struct slot {
+  _Atomic int state;
+  void *owner;
+} slots[MAX_SLOTS];
+static _Atomic unsigned nslots;
+static _Atomic int overflow;      /* a thread got no slot: no sweep can see it, none runs */
+static _Atomic int sweeping;
+static __thread int mine __attribute__((tls_model("initial-exec"))) = -1;
+static pthread_key_t key;
+static pthread_once_t key_once = PTHREAD_ONCE_INIT;
+
+static void gone(void *slot) { atomic_store(&((struct slot *)slot)->state, GONE); }
+static void make_key(void) { pthread_key_create(&key, gone); }
+
+void hrace__access_thread_begins(void *owner) {
+  if (mine >= 0) return;
+  if (!owner) {                  /* a thread whose caches the caller cannot show */
+    atomic_store(&overflow, 1);
+    return;
+  }
+  unsigned i = atomic_load(&nslots);
+  do {
+    if (i >= MAX_SLOTS) {
+      atomic_store(&overflow, 1);
+      return;
+    }
+  } while (!atomic_compare_exchange_weak(&nslots, &i, i + 1));
+  struct slot *s = &slots[i];
+  s->owner = owner;
+  atomic_store(&s->state, PARKED);
+  mine = (int)i;
+  pthread_once(&key_once, make_key);
+  pthread_setspecific(key, s);   /* at the thread's exit: gone */
+  hrace__access_unpark();
+}
+
+void hrace__access_park(void) {
+  if (mine >= 0) atomic_store(&slots[mine].state, PARKED);
+}
+
+void hrace__access_unpark(void) {
+  if (mine < 0) return;
+  _Atomic int *st = &slots[mine].state;
+  for (;;) {
+    atomic_store(st, RUNNING);
+    if (!atomic_load(&sweeping)) return;
+    atomic_store(st, PARKED);
+    while (atomic_load(&sweeping)) sched_yield();
+  }
+}
+
+bool hrace__access_stop_others(void) {
+  if (atomic_load(&overflow)) return false;
+  int expect = 0;
+  if (!atomic_compare_exchange_strong(&sweeping, &expect, 1)) return false;
+  unsigned n = atomic_load(&nslots);
+  for (unsigned i = 0; i < n; i++)
+    if ((int)i != mine && atomic_load(&slots[i].state) == RUNNING) {
+      atomic_store(&sweeping, 0);
+      return false;
+    }
+  return true;
+}
+
+void hrace__access_resume(void) { atomic_store(&sweeping, 0); }
+
+void hrace__access_threads_each(void (*fn)(void *owner)) {
+  unsigned n = atomic_load(&nslots);
+  for (unsigned i = 0; i < n; i++)
+    if (atomic_load(&slots[i].state) != GONE) fn(slots[i].owner);
 }

@@ -69,6 +69,27 @@ bool hrace__access_sweep_begin(void);
 void hrace__access_mark(hrace_aid_t id);
 uint32_t hrace__access_sweep_end(void);
 
+/* The threads that make accesses, as the sweep needs to see them: each may hold ids in its
+ * caches and store one into a cell at any access, so a sweep runs only while every one of them
+ * but the sweeping thread is *parked*, at a point where it makes no access until the sweep is
+ * over (docs/access.md, "Reclaiming descriptors"). A thread parks where a runtime holds it (an
+ * OpenMP barrier, running no task: omp/ompt.c) and unparks before it runs application code
+ * again, waiting there while a sweep is under way.
+ *   hrace__access_thread_begins(owner)  the calling thread starts making accesses; `owner`
+ *                                       is what hrace__access_threads_each hands back (NULL:
+ *                                       a thread that cannot be shown; no sweep runs again)
+ *   hrace__access_park() / _unpark()    as above (no-ops on threads that never began)
+ *   hrace__access_stop_others()         claim the sweep: true when every other thread is
+ *                                       parked or gone (they stay so until _resume), false
+ *                                       (nothing claimed) else
+ *   hrace__access_threads_each(fn)      fn(owner) for every thread not gone */
+void hrace__access_thread_begins(void *owner);
+void hrace__access_park(void);
+void hrace__access_unpark(void);
+bool hrace__access_stop_others(void);
+void hrace__access_resume(void);
+void hrace__access_threads_each(void (*fn)(void *owner));
+
 /* Fix a remote operation's epoch at its completion (release store). */
 static inline void hrace__access_complete(hrace_access_t *a, hrace_clk_t c) {
   atomic_store_explicit(&a->clk, c, memory_order_release);

@@ -751,6 +751,7 @@ bool hrace__shadow_sweep_begin(void) {
   void *m = mmap(NULL, rset_marks_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
                  -1, 0);
   rset_marks = m == MAP_FAILED ? NULL : m;
+  if (rset_marks) hrace__table_drop_free(&rsets);   /* freed again at the end: held nowhere */
   return rset_marks != NULL;
 }
 
@@ -786,8 +787,6 @@ void hrace__shadow_mark(const hrace_shadow_t *sh) {
 
 uint32_t hrace__shadow_sweep_end(void) {
   if (!rset_marks) return 0;
-  atomic_store_explicit(&rsets.free_head, 0, memory_order_relaxed);
-  atomic_store_explicit(&rsets.nfree, 0, memory_order_relaxed);
   uint32_t freed = 0;
   for (uint32_t id = rset_end; id-- > 1;) {
     if (rset_marks[id / 64] >> (id % 64) & 1) continue;
@@ -800,9 +799,11 @@ uint32_t hrace__shadow_sweep_end(void) {
   return freed;
 }
 
-/* The calling thread's same-epoch answers name descriptor ids (same_lookup); an id freed by a
- * sweep may come back as another descriptor, so the sweeping thread, the one thread that runs
- * instrumented code at the sweep's safe point, forgets them. */
-void hrace__shadow_forget_thread(void) {
-  memset(same_tls, 0, sizeof same_tls);
+/* Each thread's same-epoch answers (same_lookup) name descriptor ids and are trusted for as
+ * long as the thread's epoch lasts, which a sweep does not end: the ids they name stay marked. */
+const void *hrace__shadow_thread_answers(void) { return same_tls; }
+
+void hrace__shadow_mark_answers(const void *answers) {
+  const typeof(same_tls[0]) *a = answers;
+  for (unsigned i = 0; i < sizeof same_tls / sizeof same_tls[0]; i++) hrace__access_mark(a[i].id);
 }

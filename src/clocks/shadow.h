@@ -75,10 +75,12 @@ void hrace__shadow_mark_sync(hrace_shadow_t *sh, uint64_t off, uint64_t len);
  * between hrace__access_sweep_begin and _end, hrace__shadow_sweep_begin, then
  * hrace__shadow_mark for every shadow there is (it marks each descriptor id its cells hold,
  * read sets included), then hrace__shadow_sweep_end, which gives back the read sets no cell
- * holds (returns how many; shadows not walked must hold none). The sweeping thread also calls
- * hrace__shadow_forget_thread (its same-epoch answers name ids). */
+ * holds (returns how many; shadows not walked must hold none). Each thread's same-epoch
+ * answers name ids too: hrace__shadow_thread_answers gives the calling thread's (at its
+ * registration: access/sweep.c), hrace__shadow_mark_answers marks the ids they name. */
 bool hrace__shadow_sweep_begin(void);
 void hrace__shadow_mark(const hrace_shadow_t *sh);
 uint32_t hrace__shadow_sweep_end(void);
-void hrace__shadow_forget_thread(void);
+const void *hrace__shadow_thread_answers(void);
+void hrace__shadow_mark_answers(const void *answers);
 #endif

@@ -56,3 +56,11 @@ void hrace__table_free(hrace_table_t *t, uint32_t id) {
                                                   memory_order_release, memory_order_relaxed));
   atomic_fetch_add_explicit(&t->nfree, 1, memory_order_relaxed);
 }
+
+void hrace__table_drop_free(hrace_table_t *t) {
+  uint64_t h = atomic_load_explicit(&t->free_head, memory_order_relaxed);
+  while (!atomic_compare_exchange_weak_explicit(&t->free_head, &h, ((h >> 32) + 1) << 32,
+                                                memory_order_acq_rel, memory_order_relaxed)) {
+  }
+  atomic_store_explicit(&t->nfree, 0, memory_order_relaxed);
+}

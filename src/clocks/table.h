@@ -27,6 +27,9 @@ typedef struct hrace_table {
 uint32_t hrace__table_alloc(hrace_table_t *t);   /* zero-filled element */
 /* Give id back for reuse (its element's contents are lost). */
 void hrace__table_free(hrace_table_t *t, uint32_t id);
+/* Empty the free list (its ids are then neither free nor handed out: the caller frees them
+ * again or keeps them for good). Allocations meanwhile take new ids. */
+void hrace__table_drop_free(hrace_table_t *t);
 /* One past the highest id handed out so far. */
 static inline uint32_t hrace__table_end(hrace_table_t *t) {
   return atomic_load_explicit(&t->next, memory_order_acquire);

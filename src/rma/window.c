@@ -14,7 +14,7 @@
 #include "access/filter.h"
 #include "access/full.h"
 #include "access/history.h"
-#include "access/thread.h"
+#include "access/sweep.h"
 #include "base/log.h"
 #include "core/hooks.h"
 #include "core/proc.h"
@@ -174,40 +174,43 @@ static hrace_win_t *detached;   /* regions detached from dynamic windows (hrace_
 
 /* The descriptor sweep (clocks/access.h; docs/access.md, "Reclaiming descriptors"), run by an
  * application thread at the start of an RMA call once enough descriptors were made. Every id
- * is held by one of: a window segment's shadow (cells and read sets), a pending operation
- * record (w->pending), a forwarded access's descriptor cache (shared.c), a history table, a
- * thread's descriptor caches, or an operation in flight at its origin (rma/buffers.c; epoch
- * HRACE_CLK_INF, never freed). The walk sees all of them only when nothing else can store or
- * take an id meanwhile, the safe point:
+ * is held by one of: a shadow (a window segment's, full mode's chunks; cells and read sets), a
+ * pending operation record (w->pending), a forwarded access's descriptor cache (shared.c), a
+ * history table, a thread's caches (access/sweep.c), or an operation in flight at its origin
+ * (rma/buffers.c; epoch HRACE_CLK_INF, never freed). The walk sees all of them only when
+ * nothing else can store or take an id meanwhile, the safe point:
  *   - the progress thread is out: it applies messages (and makes descriptors) under the
  *     registry lock, which the caller holds;
- *   - no other thread makes an MPI call: the thread level is below MPI_THREAD_MULTIPLE;
- *   - no other thread runs instrumented code: at most one ever did, and it is the caller (then
- *     full mode, which starts with a second thread, is off: its shadow is not walked);
+ *   - no other thread is inside an MPI call: the thread level is below MPI_THREAD_MULTIPLE
+ *     and the caller is inside one;
+ *   - every other thread that runs instrumented code is parked (clocks/access.h: waiting in an
+ *     OpenMP barrier) or gone, and stays so until the end;
  *   - no signal handler of the caller's runs instrumented code in the middle: blocked.
- * Elsewhere nothing is swept, and descriptors accumulate as before the sweep existed. */
+ * Elsewhere nothing is swept this time, and descriptors accumulate until a later call finds the
+ * safe point. */
 static void sweep_locked(void) {
-  unsigned napp = hrace__athread_count();
-  if (!hrace__mpi_serial() || napp > 1 || (napp == 1 && !hrace__at.app) ||
-      atomic_load_explicit(&hrace__full_active, memory_order_acquire))
-    return;
+  if (!hrace__mpi_serial()) return;
   sigset_t all, old;
   sigfillset(&all);
   pthread_sigmask(SIG_BLOCK, &all, &old);
-  if (hrace__access_sweep_begin()) {
-    hrace__shadow_sweep_begin();
-    for (unsigned i = 0; i < nwins; i++) {
-      hrace_win_t *w = wins[i];
-      hrace__shadow_mark(&w->cells);
-      for (hrace_win_t *r = w->regions; r; r = r->next) hrace__shadow_mark(&r->cells);
-      for (unsigned k = 0; k < w->npending; k++) hrace__access_mark(w->pending[k].aid);
+  if (hrace__access_stop_others()) {
+    if (hrace__access_sweep_begin()) {
+      hrace__shadow_sweep_begin();
+      for (unsigned i = 0; i < nwins; i++) {
+        hrace_win_t *w = wins[i];
+        hrace__shadow_mark(&w->cells);
+        for (hrace_win_t *r = w->regions; r; r = r->next) hrace__shadow_mark(&r->cells);
+        for (unsigned k = 0; k < w->npending; k++) hrace__access_mark(w->pending[k].aid);
+      }
+      for (hrace_win_t *r = detached; r; r = r->next) hrace__shadow_mark(&r->cells);
+      if (atomic_load_explicit(&hrace__full_active, memory_order_acquire)) hrace__full_mark();
+      hrace__shared_mark();
+      hrace__history_mark();
+      hrace__sweep_mark_threads();
+      hrace__shadow_sweep_end();
+      hrace__access_sweep_end();
     }
-    for (hrace_win_t *r = detached; r; r = r->next) hrace__shadow_mark(&r->cells);
-    hrace__shared_mark();
-    hrace__history_mark();
-    hrace__shadow_forget_thread();
-    hrace__shadow_sweep_end();
-    hrace__access_sweep_end();
+    hrace__access_resume();
   }
   pthread_sigmask(SIG_SETMASK, &old, NULL);
 }

@@ -37,7 +37,7 @@ static int sweep(hrace_shadow_t *sh) {
   if (!hrace__access_sweep_begin()) return 0;
   hrace__shadow_sweep_begin();
   hrace__shadow_mark(sh);
-  hrace__shadow_forget_thread();
+  hrace__shadow_mark_answers(hrace__shadow_thread_answers());
   hrace__shadow_sweep_end();
   hrace__access_sweep_end();
   return 1;
