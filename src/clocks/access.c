@@ -128,6 +128,9 @@ static _Atomic unsigned nslots;
 static _Atomic int overflow;      /* a thread got no slot: no sweep can see it, none runs */
 static _Atomic int sweeping;
 static __thread int mine __attribute__((tls_model("initial-exec"))) = -1;
+/* The calling thread claimed the sweep under way: its own unpark must not wait for it (a
+ * signal handler between the claim and the blocking of signals, rma/window.c). */
+static __thread bool claimed __attribute__((tls_model("initial-exec")));
 static pthread_key_t key;
 static pthread_once_t key_once = PTHREAD_ONCE_INIT;
 
@@ -163,6 +166,10 @@ void hrace__access_park(void) {
 void hrace__access_unpark(void) {
   if (mine < 0) return;
   _Atomic int *st = &slots[mine].state;
+  if (claimed) {
+    atomic_store(st, RUNNING);
+    return;
+  }
   for (;;) {
     atomic_store(st, RUNNING);
     if (!atomic_load(&sweeping)) return;
@@ -181,10 +188,14 @@ bool hrace__access_stop_others(void) {
       atomic_store(&sweeping, 0);
       return false;
     }
+  claimed = true;
   return true;
 }
 
-void hrace__access_resume(void) { atomic_store(&sweeping, 0); }
+void hrace__access_resume(void) {
+  claimed = false;
+  atomic_store(&sweeping, 0);
+}
 
 void hrace__access_threads_each(void (*fn)(void *owner)) {
   unsigned n = atomic_load(&nslots);

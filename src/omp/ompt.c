@@ -188,6 +188,7 @@ static void on_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t *parall
                              ompt_data_t *task_data, unsigned int actual, unsigned int index,
                              int flags) {
   if (endpoint == ompt_scope_begin) {
+    hrace__access_unpark();             /* a worker leaves the pool for the region */
     region_t *r = (flags & ompt_task_initial) || !parallel_data ? NULL : parallel_data->ptr;
     task_t *t = task_new(NULL, r, 1);
     t->started = 1;
@@ -198,7 +199,12 @@ static void on_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t *parall
     task_t *t = task_data->ptr;
     if (!t) return;
     if (t->region) hrace__release(&t->region->join, "the end of a parallel region");
-    if (t->region) hrace__thread()->omp_num1 = 0;
+    hrace_thread_t *self = hrace__thread();
+    /* A worker goes back to the pool: no application code until its next implicit task (the
+     * descriptor sweep, clocks/access.h). The primary thread goes on with the code after the
+     * region. */
+    if (t->region && self->omp_num1 > 1) hrace__access_park();
+    if (t->region) self->omp_num1 = 0;
     task_data->ptr = NULL;
     task_unref(t);
   }

@@ -189,11 +189,11 @@ static hrace_win_t *detached;   /* regions detached from dynamic windows (hrace_
  * Elsewhere nothing is swept this time, and descriptors accumulate until a later call finds the
  * safe point. */
 static void sweep_locked(void) {
-  if (!hrace__mpi_serial()) return;
+  if (!hrace__mpi_serial() || !hrace__access_stop_others()) return;
   sigset_t all, old;
   sigfillset(&all);
   pthread_sigmask(SIG_BLOCK, &all, &old);
-  if (hrace__access_stop_others()) {
+  {
     if (hrace__access_sweep_begin()) {
       hrace__shadow_sweep_begin();
       for (unsigned i = 0; i < nwins; i++) {
@@ -210,8 +210,8 @@ static void sweep_locked(void) {
       hrace__shadow_sweep_end();
       hrace__access_sweep_end();
     }
-    hrace__access_resume();
   }
+  hrace__access_resume();   /* before a pending signal's handler runs */
   pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
 
