@@ -200,5 +200,5 @@ void hrace__access_resume(void) {
 void hrace__access_threads_each(void (*fn)(void *owner)) {
   unsigned n = atomic_load(&nslots);
   for (unsigned i = 0; i < n; i++)
-    if (atomic_load(&slots[i].state) != GONE) fn(slots[i].owner);
+    if (atomic_load(&slots[i].state) != GONE && slots[i].owner) fn(slots[i].owner);
 }

@@ -18,6 +18,7 @@
 #include "base/log.h"
 #include "core/hooks.h"
 #include "core/proc.h"
+#include "core/thread.h"
 #include "mpi/sync.h"
 #include "rma/buffers.h"
 #include "rma/shared.h"
@@ -182,14 +183,18 @@ static hrace_win_t *detached;   /* regions detached from dynamic windows (hrace_
  *   - the progress thread is out: it applies messages (and makes descriptors) under the
  *     registry lock, which the caller holds;
  *   - no other thread is inside an MPI call: the thread level is below MPI_THREAD_MULTIPLE
- *     and the caller is inside one;
+ *     and the caller is inside one (an RMA call, not an annotation: hrace_resource_signal
+ *     comes here too);
  *   - every other thread that runs instrumented code is parked (clocks/access.h: waiting in an
  *     OpenMP barrier) or gone, and stays so until the end;
  *   - no signal handler of the caller's runs instrumented code in the middle: blocked.
  * Elsewhere nothing is swept this time, and descriptors accumulate until a later call finds the
  * safe point. */
 static void sweep_locked(void) {
-  if (!hrace__mpi_serial() || !hrace__access_stop_others()) return;
+  /* Inside an MPI call of the application (a wrapper's depth), not an annotation. */
+  if (!hrace__mpi_serial() || !hrace__self_ready || hrace__self.depth < 1 ||
+      !hrace__access_stop_others())
+    return;
   sigset_t all, old;
   sigfillset(&all);
   pthread_sigmask(SIG_BLOCK, &all, &old);
