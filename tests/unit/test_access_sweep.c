@@ -1,8 +1,12 @@
 /* Unit tests of the descriptor sweep (src/clocks/access.c, table.c, the walk in shadow.c): the
- * table's free list, and a run of many segments over a small shadow whose ids stay bounded
- * while a descriptor recorded in the first segment, and one in flight, survive every sweep with
- * the verdicts they had: the race that the first segment's write makes with a late unordered
- * write is still reported against it, and a late write ordered after it still is not. */
+ * table's free list; a run of many segments over a small shadow whose ids stay bounded while a
+ * descriptor recorded in the first segment, and one in flight, survive every sweep with the
+ * verdicts they had (the race that the first segment's write makes with a late unordered write
+ * is still reported against it, and a late write ordered after it still is not); and the
+ * handshake that parks threads for a sweep. */
+#include <pthread.h>
+#include <sched.h>
+
 #include "clocks/access.h"
 #include "clocks/shadow.h"
 #include "clocks/table.h"
@@ -122,9 +126,64 @@ static void test_long_run(void) {
   hrace__shadow_free(&sh);
 }
 
+/* The parking handshake: worker threads alternate between "accessing" (unparked, a flag set)
+ * and parked until told to stop, while the main thread claims sweeps and, while it holds one,
+ * watches the flags; a claim must never see a worker accessing, and every worker must get
+ * through (no thread waits for ever). Counts, not times: the main thread stops the workers
+ * after CLAIMS claims. */
+enum { WORKERS = 3, CLAIMS = 2000 };
+static _Atomic int accessing[WORKERS], stop;
+static int owners[WORKERS];
+
+static void *worker(void *arg) {
+  int me = (int)(intptr_t)arg;
+  hrace__access_thread_begins(&owners[me]);   /* registers parked, then unparks */
+  while (!atomic_load(&stop)) {
+    atomic_store(&accessing[me], 1);
+    for (volatile int k = 0; k < 20; k++) {
+    }
+    atomic_store(&accessing[me], 0);
+    hrace__access_park();
+    for (volatile int k = 0; k < 20; k++) {
+    }
+    hrace__access_unpark();
+  }
+  hrace__access_park();
+  return NULL;
+}
+
+static int counted;
+static void count(void *owner) { (void)owner, counted++; }
+
+static void test_parking(void) {
+  pthread_t t[WORKERS];
+  for (int i = 0; i < WORKERS; i++) pthread_create(&t[i], NULL, worker, (void *)(intptr_t)i);
+  long claims = 0, caught = 0;
+  while (claims < CLAIMS) {
+    if (!hrace__access_stop_others()) {
+      sched_yield();
+      continue;
+    }
+    claims++;
+    for (int k = 0; k < 4; k++) {   /* let the workers run: they must stay out */
+      sched_yield();
+      for (int i = 0; i < WORKERS; i++) caught += atomic_load(&accessing[i]);
+    }
+    hrace__access_resume();
+  }
+  atomic_store(&stop, 1);
+  for (int i = 0; i < WORKERS; i++) pthread_join(t[i], NULL);
+  is_int(CLAIMS, claims, "sweeps claimed while %d threads park and unpark", WORKERS);
+  is_int(0, caught, "no claimed sweep saw a thread between unpark and park");
+  counted = 0;
+  hrace__access_threads_each(count);
+  is_int(0, counted, "threads that ended are gone from the walk");
+}
+
 int main(void) {
-  plan(13);
+  plan(16);
   test_free_list();
   test_long_run();
+  test_parking();
   return tap_failed > 255 ? 255 : tap_failed;
 }
