@@ -74,6 +74,26 @@ static chunk_t *chunk_get(uintptr_t a, int make) {
   return c;
 }
 
+/* Only the table's resident pages can name a chunk (mincore): it spans 64 MiB, nearly all of
+ * it never touched. */
+void hrace__full_mark(void) {
+  pthread_mutex_lock(&mu);
+  const uintptr_t per = 4096 / sizeof *top;   /* entries per page */
+  unsigned char vec[64];
+  for (uintptr_t i0 = 0; top && i0 < TOP; i0 += per * sizeof vec) {
+    if (mincore((void *)&top[i0], per * sizeof vec * sizeof *top, vec) != 0)
+      memset(vec, 1, sizeof vec);
+    for (uintptr_t p = 0; p < sizeof vec; p++) {
+      if (!(vec[p] & 1)) continue;
+      for (uintptr_t i = i0 + p * per; i < i0 + (p + 1) * per && i < TOP; i++) {
+        chunk_t *c = atomic_load_explicit(&top[i], memory_order_acquire);
+        if (c) hrace__shadow_mark(&c->sh);
+      }
+    }
+  }
+  pthread_mutex_unlock(&mu);
+}
+
 /* The calling thread's stack bounds (pthread_getattr_np reads /proc/self/maps for the main
  * thread, with malloc: the caller holds `busy`). */
 static void stack_learn(void) {

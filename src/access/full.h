@@ -50,6 +50,8 @@ static inline void hrace__full_check(uintptr_t a, size_t n, uint16_t flags, uint
 
 /* Start full mode now (idempotent): a second thread is about to run. */
 void hrace__full_start(void);
+/* The descriptor sweep (clocks/access.h): mark the ids every chunk's shadow holds. */
+void hrace__full_mark(void);
 /* Forget what the shadow recorded over [a, a+n): the memory has a new owner. */
 void hrace__full_clear(uintptr_t a, size_t n);
 /* The calling thread's clock context is about to change (OpenMP task switch): forget its dead

@@ -252,3 +252,20 @@ void hrace__history_report(void *ctx, hrace_aid_t op, hrace_aid_t access, uint64
   side(&r.b, hrace__access_get(access), 0, len);
   hrace__report_race(&r);
 }
+
+/* For the descriptor sweep (clocks/access.h; docs/access.md, "Reclaiming descriptors"), at its
+ * safe point: every id the history tables hold (any thread's, live or ended: another thread's
+ * check reads them). */
+void hrace__history_mark(void) {
+  unsigned n = atomic_load_explicit(&ntables, memory_order_acquire);
+  for (unsigned i = 0; i < n && i < MAX_TABLES; i++) {
+    const hrace_hist_t *h = atomic_load_explicit(&tables[i], memory_order_acquire);
+    if (!h) continue;
+    for (unsigned k = 0; k < HRACE_HIST_CELLS; k++) {
+      const hrace_hcell_t *c = &h->cell[k];
+      if (!atomic_load_explicit(&c->tag, memory_order_relaxed)) continue;
+      hrace__access_mark(atomic_load_explicit(&c->waid, memory_order_relaxed));
+      hrace__access_mark(atomic_load_explicit(&c->raid, memory_order_relaxed));
+    }
+  }
+}

@@ -96,4 +96,8 @@ void hrace__history_report(void *ctx, hrace_aid_t op, hrace_aid_t access, uint64
 /* Record [a, a+n) as accessed by descriptor `aid` in segment `seg` in the calling thread's
  * table, whatever the gate says (tests; and callers that made the descriptor themselves). */
 void hrace__history_record(uintptr_t a, size_t n, int writes, hrace_aid_t aid, uint64_t seg);
+
+/* The descriptor sweep's walk of the history (clocks/access.h), at its safe point: marks every
+ * id a history table holds. */
+void hrace__history_mark(void);
 #endif

@@ -5,6 +5,7 @@
 
 #include "access/filter.h"
 #include "access/full.h"
+#include "access/sweep.h"
 
 __thread hrace_athread_t hrace__at __attribute__((tls_model("initial-exec"), aligned(64)));
 
@@ -16,6 +17,7 @@ void hrace__athread_register(void) {
   if (t->app) return;
   t->app = true;
   t->rt = hrace__thread();
+  hrace__sweep_thread_begins();
   if (atomic_fetch_add_explicit(&napp, 1, memory_order_relaxed) == 1) {
     hrace__filter_history_on();
     hrace__full_start();   /* threads not announced by OMPT or pthread_create */

@@ -5,8 +5,9 @@
  * location it touched (issued / completed states: docs/rma.md, "The model"; an RMA operation is an
  * interval").
  *
- * Descriptors live in a chunked table that only grows (ids are never reused): reclaiming them
- * needs a sweep of the shadow, left for when a workload shows the need (see docs/design.md). */
+ * Descriptors live in a chunked table whose ids are reused once a sweep has shown them held
+ * nowhere (below, and docs/access.md, "Reclaiming descriptors"): memory stays bounded by what
+ * the shadow still refers to, however long the run. */
 #ifndef HRACE_CLOCKS_ACCESS_H
 #define HRACE_CLOCKS_ACCESS_H
 #include <stdatomic.h>
@@ -47,6 +48,48 @@ typedef struct hrace_access {
 /* Allocate a descriptor (lock-free; callable from any thread). Fields are copied from *init. */
 hrace_aid_t hrace__access_new(const hrace_access_t *init);
 hrace_access_t *hrace__access_get(hrace_aid_t id);
+/* Descriptors made so far (reused ids included), ids ever handed out (one past the highest),
+ * and ids on the free list: for the benchmarks, the tests and the debug summary. */
+void hrace__access_counts(uint64_t *made, uint32_t *end, uint32_t *free_ids);
+
+/* The sweep. A caller that can see every holder of an id stops every other thread that could
+ * store or take one (docs/access.md, "Reclaiming descriptors", has who holds ids and when it is
+ * safe), then
+ *   hrace__access_sweep_begin()   start: false when there is nothing worth sweeping yet
+ *                                 (the table grew by less than the threshold since the last)
+ *                                 or no memory for the marks
+ *   hrace__access_mark(id)        for every id held anywhere (0 and ids made after begin are
+ *                                 ignored)
+ *   hrace__access_sweep_end()     frees every id below begin's end that was not marked and is
+ *                                 not in flight (epoch HRACE_CLK_INF: a pending RMA operation,
+ *                                 whose holders are not all walked); returns how many.
+ * hrace__access_sweep_due() is the cheap test of begin's threshold, for the safe points. */
+bool hrace__access_sweep_due(void);
+bool hrace__access_sweep_begin(void);
+void hrace__access_mark(hrace_aid_t id);
+uint32_t hrace__access_sweep_end(void);
+
+/* The threads that make accesses, as the sweep needs to see them: each may hold ids in its
+ * caches and store one into a cell at any access, so a sweep runs only while every one of them
+ * but the sweeping thread is *parked*, at a point where it makes no access until the sweep is
+ * over (docs/access.md, "Reclaiming descriptors"). A thread parks where a runtime holds it (an
+ * OpenMP barrier, running no task: omp/ompt.c) and unparks before it runs application code
+ * again, waiting there while a sweep is under way.
+ *   hrace__access_thread_begins(owner)  the calling thread starts making accesses; `owner`
+ *                                       is what hrace__access_threads_each hands back (NULL:
+ *                                       a thread that cannot be shown; no sweep runs again)
+ *   hrace__access_park() / _unpark()    as above (no-ops on threads that never began)
+ *   hrace__access_stop_others()         claim the sweep: true when every other thread is
+ *                                       parked or gone (they stay so until _resume), false
+ *                                       (nothing claimed) else
+ *   hrace__access_threads_each(fn)      fn(owner) for every thread not gone */
+void hrace__access_thread_begins(void *owner);
+void hrace__access_park(void);
+void hrace__access_unpark(void);
+bool hrace__access_stop_others(void);
+void hrace__access_resume(void);
+void hrace__access_threads_each(void (*fn)(void *owner));
+
 /* Fix a remote operation's epoch at its completion (release store). */
 static inline void hrace__access_complete(hrace_access_t *a, hrace_clk_t c) {
   atomic_store_explicit(&a->clk, c, memory_order_release);

@@ -38,6 +38,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 /* Read sets are immutable once published: a change allocates a new one, so a cell is always
  * replaced by one CAS. They are small and rare (only truly concurrent readers need them). */
@@ -915,4 +916,94 @@ void hrace__shadow_usage(const hrace_shadow_t *sh, uint64_t *words, uint64_t *bl
   *words = h->ngran;
   *blocks2 = atomic_load_explicit(&((head_t *)h)->next2, memory_order_relaxed);
   *blocks8 = atomic_load_explicit(&((head_t *)h)->next8, memory_order_relaxed);
+}
+
+/* ---- the descriptor sweep: walking the cells ---------------------------------------------- */
+
+/* What the sweep of clocks/access.h needs from the shadow (docs/access.md, "Reclaiming
+ * descriptors"): every descriptor id a cell of a region holds, through read sets too, and the
+ * read sets no cell holds any more, which are given back like descriptors. Run with every
+ * thread that could change a cell stopped (the caller's safe point), so plain walks suffice.
+ * The walk reads only granule pages that are resident (mincore): untouched memory holds no
+ * id, and reading it would map it. */
+
+static uint64_t *rset_marks;            /* one bit per read set id below rset_end */
+static uint32_t rset_end;
+static size_t rset_marks_bytes;
+
+static void mark_cell(uint64_t c) {
+  if (c & SYNC) return;
+  hrace__access_mark(CELL_W(c));
+  uint32_t r = CELL_R(c);
+  if (!(r & RSET_BIT)) {
+    hrace__access_mark(r);
+    return;
+  }
+  uint32_t sid = r & ~RSET_BIT;
+  const rset_t *s = hrace__table_at(&rsets, sid);
+  for (unsigned i = 0; i < s->n; i++) hrace__access_mark(s->m[i]);
+  if (rset_marks && sid < rset_end) rset_marks[sid / 64] |= 1ull << (sid % 64);
+}
+
+bool hrace__shadow_sweep_begin(void) {
+  rset_end = hrace__table_end(&rsets);
+  rset_marks_bytes = ((size_t)rset_end + 63) / 64 * sizeof(uint64_t);
+  void *m = mmap(NULL, rset_marks_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+                 -1, 0);
+  rset_marks = m == MAP_FAILED ? NULL : m;
+  if (rset_marks) hrace__table_drop_free(&rsets);   /* freed again at the end: held nowhere */
+  return rset_marks != NULL;
+}
+
+void hrace__shadow_mark(const hrace_shadow_t *sh) {
+  if (!sh->cells) return;
+  const head_t *h = head(sh);
+  const long page = sysconf(_SC_PAGESIZE);
+  const uint64_t per = (uint64_t)page / sizeof(uint64_t);     /* words per page */
+  const uint64_t first = 8, last = 8 + h->ngran;              /* granule words, in cells */
+  unsigned char vec[256];
+  for (uint64_t w0 = 0; w0 < last; w0 += per * sizeof vec) {
+    uint64_t w1 = w0 + per * sizeof vec < last ? w0 + per * sizeof vec : last;
+    size_t npages = (size_t)((w1 - w0 + per - 1) / per);
+    if (mincore((void *)(sh->cells + w0), npages * (size_t)page, vec) != 0)
+      memset(vec, 1, sizeof vec);                             /* cannot tell: walk it all */
+    for (size_t p = 0; p < npages; p++) {
+      if (!(vec[p] & 1)) continue;
+      uint64_t a = w0 + p * per, b = a + per < w1 ? a + per : w1;
+      if (a < first) a = first;
+      for (uint64_t i = a; i < b; i++) {
+        uint64_t v = atomic_load_explicit(&sh->cells[i], memory_order_acquire);
+        if (!(v & PTR)) {
+          mark_cell(v);
+          continue;
+        }
+        const cell_t *blk = (const cell_t *)(uintptr_t)(v & PTR_MASK & ~BYTES);
+        for (unsigned k = 0; k < (v & BYTES ? 8u : 2u); k++)
+          mark_cell(atomic_load_explicit(&blk[k], memory_order_acquire) & ~FROZEN);
+      }
+    }
+  }
+}
+
+uint32_t hrace__shadow_sweep_end(void) {
+  if (!rset_marks) return 0;
+  uint32_t freed = 0;
+  for (uint32_t id = rset_end; id-- > 1;) {
+    if (rset_marks[id / 64] >> (id % 64) & 1) continue;
+    hrace__table_free(&rsets, id);
+    freed++;
+  }
+  munmap(rset_marks, rset_marks_bytes);
+  rset_marks = NULL;
+  rset_end = 0;
+  return freed;
+}
+
+/* Each thread's same-epoch answers (same_lookup) name descriptor ids and are trusted for as
+ * long as the thread's epoch lasts, which a sweep does not end: the ids they name stay marked. */
+const void *hrace__shadow_thread_answers(void) { return same_tls; }
+
+void hrace__shadow_mark_answers(const void *answers) {
+  const typeof(same_tls[0]) *a = answers;
+  for (unsigned i = 0; i < sizeof same_tls / sizeof same_tls[0]; i++) hrace__access_mark(a[i].id);
 }

@@ -77,4 +77,17 @@ void hrace__shadow_clear(hrace_shadow_t *sh, uint64_t off, uint64_t len);
  * docs/rma.md, "Annotations"): what was recorded there is forgotten, and later accesses are neither
  * checked nor recorded, as for a lock word. Undone by hrace__shadow_clear. */
 void hrace__shadow_mark_sync(hrace_shadow_t *sh, uint64_t off, uint64_t len);
+
+/* The descriptor sweep (clocks/access.h), with every thread that could change a cell stopped:
+ * between hrace__access_sweep_begin and _end, hrace__shadow_sweep_begin, then
+ * hrace__shadow_mark for every shadow there is (it marks each descriptor id its cells hold,
+ * read sets included), then hrace__shadow_sweep_end, which gives back the read sets no cell
+ * holds (returns how many; shadows not walked must hold none). Each thread's same-epoch
+ * answers name ids too: hrace__shadow_thread_answers gives the calling thread's (at its
+ * registration: access/sweep.c), hrace__shadow_mark_answers marks the ids they name. */
+bool hrace__shadow_sweep_begin(void);
+void hrace__shadow_mark(const hrace_shadow_t *sh);
+uint32_t hrace__shadow_sweep_end(void);
+const void *hrace__shadow_thread_answers(void);
+void hrace__shadow_mark_answers(const void *answers);
 #endif

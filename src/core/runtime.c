@@ -386,6 +386,10 @@ hrace_aid_t hrace__local_access(uintptr_t pc, uint16_t flags, uint16_t op, uint3
   if (t->cache[slot].pc == pc && t->cache[slot].epoch == epoch && t->cache[slot].idx == c->idx &&
       t->cache[slot].flags == flags && t->cache[slot].id)
     return t->cache[slot].id;
+  /* A thread parked for the descriptor sweep runs instrumented code only where libomp does so
+   * unannounced (a tree reduction's combine inside a barrier): its cached ids are marked, a new
+   * one waits for the sweep to end (clocks/access.h). */
+  hrace__access_unpark();
   hrace_access_t a = {
     .exporter = c->idx, .flags = flags, .op = op, .atomic_class = atomic_class,
     .rank = hrace__proc.rank, .thread = t->tid, .pc = pc, .stack = hrace__stack_capture_hook ? hrace__stack_capture_hook(pc) : 0,

@@ -39,6 +39,7 @@
 #include <string.h>
 
 #include "base/map.h"
+#include "clocks/access.h"
 #include "core/thread.h"
 #include "core/hb.h"
 
@@ -187,6 +188,7 @@ static void on_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t *parall
                              ompt_data_t *task_data, unsigned int actual, unsigned int index,
                              int flags) {
   if (endpoint == ompt_scope_begin) {
+    hrace__access_unpark();             /* a worker leaves the pool for the region */
     region_t *r = (flags & ompt_task_initial) || !parallel_data ? NULL : parallel_data->ptr;
     task_t *t = task_new(NULL, r, 1);
     t->started = 1;
@@ -197,7 +199,12 @@ static void on_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t *parall
     task_t *t = task_data->ptr;
     if (!t) return;
     if (t->region) hrace__release(&t->region->join, "the end of a parallel region");
-    if (t->region) hrace__thread()->omp_num1 = 0;
+    hrace_thread_t *self = hrace__thread();
+    /* A worker goes back to the pool: no application code until its next implicit task (the
+     * descriptor sweep, clocks/access.h). The primary thread goes on with the code after the
+     * region. */
+    if (t->region && self->omp_num1 > 1) hrace__access_park();
+    if (t->region) self->omp_num1 = 0;
     task_data->ptr = NULL;
     task_unref(t);
   }
@@ -230,7 +237,9 @@ static void on_sync_region(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoi
       hrace__thread_exporter_yield();   /* before the release: takers after it know it */
       hrace__release(gen, "an OpenMP barrier");
       hrace__thread()->in_barrier = true;
+      hrace__access_park();             /* no application code until the end or a task */
     } else {
+      hrace__access_unpark();
       hrace__thread()->in_barrier = false;
       hrace__acquire(gen, "an OpenMP barrier");
       hrace__acquire(&r->tasks_done, "an OpenMP barrier");
@@ -259,7 +268,10 @@ static void on_sync_region(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoi
  * combine of private copies is the runtime's business, under its own lock. */
 static void on_reduction(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoint,
                          ompt_data_t *parallel_data, ompt_data_t *task_data, const void *codeptr) {
-  hrace__thread()->in_reduction = endpoint == ompt_scope_begin;
+  hrace_thread_t *t = hrace__thread();
+  t->in_reduction = endpoint == ompt_scope_begin;
+  if (t->in_reduction) hrace__access_unpark();   /* the combine runs instrumented code */
+  else if (t->in_barrier) hrace__access_park();
 }
 
 /* libomp reports a release after the lock is free again (kmp_csupport.cpp: the callback
@@ -358,6 +370,12 @@ static void on_task_schedule(ompt_data_t *prior_data, ompt_task_status_t prior_s
     task_unref(prior);
   }
   task_t *next = next_data ? next_data->ptr : NULL;
+  /* A thread waiting in a barrier runs tasks: parked only between them (the descriptor
+   * sweep, clocks/access.h). */
+  if (hrace__thread()->in_barrier) {
+    if (next && !next->implicit) hrace__access_unpark();
+    else hrace__access_park();
+  }
   /* The next context may reuse the stack below here, dead frames of the one before. */
   if (hrace__ctx_switch_hook) hrace__ctx_switch_hook();
   hrace__ctx_switch(next && !next->implicit ? next->ctx : NULL);

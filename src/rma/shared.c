@@ -274,6 +274,10 @@ static hrace_aid_t descriptor(int origin, const hrace_fwd_meta_t *m, const void 
   return k->aid;
 }
 
+void hrace__shared_mark(void) {
+  for (unsigned i = 0; i < DCACHE; i++) hrace__access_mark(dcache[i].aid);
+}
+
 void hrace__shared_apply(hrace_win_t *w, const hrace_msg_t *h, const uint64_t *ranges,
                          const hrace_clk_t *vc, const char *blob) {
   (void)vc;

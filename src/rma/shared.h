@@ -26,6 +26,9 @@ void hrace__shared_access(void *peer, uintptr_t addr, uintptr_t len, uint16_t fl
 /* Send what is batched for world rank `target` (before another message to it). */
 void hrace__shared_flush_to(int target);
 /* Progress thread at the owner: apply a FWD message to w's shadow. */
+/* The descriptor sweep (rma/window.c): marks the ids of the forwarded accesses' descriptor
+ * cache. Caller holds the registry lock. */
+void hrace__shared_mark(void);
 void hrace__shared_apply(hrace_win_t *w, const hrace_msg_t *h, const uint64_t *ranges,
                          const hrace_clk_t *vc, const char *blob);
 #endif

@@ -6,14 +6,19 @@
 #include "rma/window.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include "access/filter.h"
+#include "access/full.h"
+#include "access/history.h"
+#include "access/sweep.h"
 #include "base/log.h"
 #include "core/hooks.h"
 #include "core/proc.h"
+#include "core/thread.h"
 #include "mpi/sync.h"
 #include "rma/buffers.h"
 #include "rma/shared.h"
@@ -175,9 +180,60 @@ __attribute__((constructor)) static void register_label(void) {
   hrace__segment_label_hook = segment_label;
 }
 
+static hrace_win_t *detached;   /* regions detached from dynamic windows (hrace__win_detach) */
+
+/* The descriptor sweep (clocks/access.h; docs/access.md, "Reclaiming descriptors"), run by an
+ * application thread at the start of an RMA call once enough descriptors were made. Every id
+ * is held by one of: a shadow (a window segment's, full mode's chunks; cells and read sets), a
+ * pending operation record (w->pending), a forwarded access's descriptor cache (shared.c), a
+ * history table, a thread's caches (access/sweep.c), or an operation in flight at its origin
+ * (rma/buffers.c; epoch HRACE_CLK_INF, never freed). The walk sees all of them only when
+ * nothing else can store or take an id meanwhile, the safe point:
+ *   - the progress thread is out: it applies messages (and makes descriptors) under the
+ *     registry lock, which the caller holds;
+ *   - no other thread is inside an MPI call: the thread level is below MPI_THREAD_MULTIPLE
+ *     and the caller is inside one (an RMA call, not an annotation: hrace_resource_signal
+ *     comes here too);
+ *   - every other thread that runs instrumented code is parked (clocks/access.h: waiting in an
+ *     OpenMP barrier) or gone, and stays so until the end;
+ *   - no signal handler of the caller's runs instrumented code in the middle: blocked.
+ * Elsewhere nothing is swept this time, and descriptors accumulate until a later call finds the
+ * safe point. */
+static void sweep_locked(void) {
+  /* Inside an MPI call of the application (a wrapper's depth), not an annotation. */
+  if (!hrace__mpi_serial() || !hrace__self_ready || hrace__self.depth < 1 ||
+      !hrace__access_stop_others())
+    return;
+  sigset_t all, old;
+  sigfillset(&all);
+  pthread_sigmask(SIG_BLOCK, &all, &old);
+  {
+    if (hrace__access_sweep_begin()) {
+      hrace__shadow_sweep_begin();
+      for (unsigned i = 0; i < nwins; i++) {
+        hrace_win_t *w = wins[i];
+        hrace__shadow_mark(&w->cells);
+        for (hrace_win_t *r = w->regions; r; r = r->next) hrace__shadow_mark(&r->cells);
+        for (unsigned k = 0; k < w->npending; k++) hrace__access_mark(w->pending[k].aid);
+      }
+      for (hrace_win_t *r = detached; r; r = r->next) hrace__shadow_mark(&r->cells);
+      if (atomic_load_explicit(&hrace__full_active, memory_order_acquire)) hrace__full_mark();
+      hrace__shared_mark();
+      hrace__history_mark();
+      hrace__sweep_mark_threads();
+      hrace__shadow_sweep_end();
+      hrace__access_sweep_end();
+    }
+  }
+  hrace__access_resume();   /* before a pending signal's handler runs */
+  pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
 hrace_win_t *hrace__win_of(MPI_Win win) {
   hrace_win_t *w = NULL;
   pthread_mutex_lock(&mu);
+  /* Every RMA call of the application looks its window up here first: the sweep's safe point. */
+  if (hrace__access_sweep_due()) sweep_locked();
   for (unsigned i = 0; i < nwins; i++)
     if (wins[i]->win == win) { w = wins[i]; break; }
   pthread_mutex_unlock(&mu);
@@ -238,7 +294,6 @@ void hrace__win_attach(hrace_win_t *w, void *base, MPI_Aint size) {
 
 /* Detached regions keep their shadow mapping until the window is freed: a thread in the access
  * slow path may still hold the filter entry that points at it. Their shadow is forgotten. */
-static hrace_win_t *detached;
 
 int hrace__win_detach(hrace_win_t *w, const void *base) {
   pthread_mutex_lock(&mu);
