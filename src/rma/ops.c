@@ -251,12 +251,13 @@ void hrace__rma_begin(MPI_Win win, hrace_rma_call_t *c, uintptr_t pc) {
  * silently. */
 static void remember(const hrace_rma_call_t *c, int to, uint32_t stack) {
   dup_t *d = pend_dup;
-  if (to == hrace__proc.rank || !named(c->tdt)) return;
-  for (int b = 0; b < c->nbuf; b++)
-    if (c->buf[b].count > 0 && !named(c->buf[b].dt)) return;
+  if (to == hrace__proc.rank) return;
   if (atomic_load_explicit(&dup_gen, memory_order_seq_cst) != pend_gen) return;
   const hrace_thread_t *t = hrace__thread();
-  if (!pend_fresh) {
+  if (!pend_fresh) {   /* the datatypes are asked about only when a run begins */
+    if (!named(c->tdt)) return;
+    for (int b = 0; b < c->nbuf; b++)
+      if (c->buf[b].count > 0 && !named(c->buf[b].dt)) return;
     d->state = 2;
     return;
   }
