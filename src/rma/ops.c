@@ -112,7 +112,8 @@ static int clip(hrace_rma_call_t *c, uint64_t base, uint64_t size, uint64_t *lo,
  * way, so a race between two of them has been found and reported) the call does nothing here.
  * `gen` changes at every completion (remote or local, any window, any thread, window freed):
  * an entry made before it is stale. Only predefined datatypes (their handles never change
- * meaning), no requests, no operations on oneself. */
+ * meaning), no requests, no operations on oneself, no puts (each put is a write at the
+ * target of its own, whose race with the put before it is counted there). */
 enum { DUP_SETS = 128, DUP_WAYS = 4 };   /* a set per hash, four calls per set */
 typedef struct dup {
   MPI_Win win;
@@ -181,7 +182,7 @@ void hrace__rma_begin(MPI_Win win, hrace_rma_call_t *c, uintptr_t pc) {
   c->nranges = 0;
   c->pc = pc;
   pend_dup = NULL;
-  if (!c->req && c->target != MPI_PROC_NULL) {
+  if (!c->req && c->target != MPI_PROC_NULL && (c->atomic || !(c->tflags & HRACE_ACC_WRITE))) {
     if (!dups && !(dups = calloc(DUP_SETS * DUP_WAYS, sizeof *dups))) abort();
     dup_t *set = &dups[dup_slot(win, c, pc) * DUP_WAYS], *d = NULL;
     unsigned gen = atomic_load_explicit(&dup_gen, memory_order_seq_cst);
