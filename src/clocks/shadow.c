@@ -621,8 +621,9 @@ static int steady(const hrace_shadow_t *sh, uint64_t off, uint64_t len, hrace_ai
  * access ordered before the view, or covering it as same_lookup would say); anything else
  * returns 0 and takes the general path, which decides exactly as before. The store is made
  * under the chunk's lock as every change is, after checking that the granules still hold what
- * the verdict was worked out from. Both tables assume that descriptor ids are never reused
- * (clocks/access.h); reclaiming ids would have to empty them. */
+ * the verdict was worked out from. Both tables take a descriptor's facts as immutable: the
+ * descriptor sweep (clocks/access.h) keeps every id they name marked, so none is reused under
+ * them (hrace__shadow_mark_answers). */
 enum { QK_W = 1, QK_R = 2, QK_PLAIN = 4 };  /* writes; reads; plain (non-atomic), same_lookup */
 typedef struct qfact {
   hrace_aid_t id;
@@ -999,11 +1000,39 @@ uint32_t hrace__shadow_sweep_end(void) {
   return freed;
 }
 
-/* Each thread's same-epoch answers (same_lookup) name descriptor ids and are trusted for as
- * long as the thread's epoch lasts, which a sweep does not end: the ids they name stay marked. */
-const void *hrace__shadow_thread_answers(void) { return same_tls; }
+/* Each thread's answers name descriptor ids and are trusted for good: the same-epoch answers
+ * (same_lookup) for as long as the thread's epoch lasts, which a sweep does not end, and the
+ * first-touch path's facts and memo (qfact, qnext_fill) for ever, since they take a
+ * descriptor's facts as immutable. Every id they name stays marked, so none of them is given
+ * back and reused while a table can still name it (the tables are small: 8 + 256 + 128
+ * entries per thread). */
+typedef struct answers {
+  const typeof(same_tls[0]) *same;
+  const qfact_t *facts;
+  const qmemo_t (*memo)[2];
+} answers_t;
+static __thread answers_t my_answers __attribute__((tls_model("initial-exec")));
+
+const void *hrace__shadow_thread_answers(void) {
+  my_answers = (answers_t){ same_tls, qfacts, (const qmemo_t (*)[2])qmemo };
+  return &my_answers;
+}
+
+static void mark_plain(uint64_t v) {
+  if (v != ~0ull && !(v & PTR)) mark_cell(v);
+}
 
 void hrace__shadow_mark_answers(const void *answers) {
-  const typeof(same_tls[0]) *a = answers;
-  for (unsigned i = 0; i < sizeof same_tls / sizeof same_tls[0]; i++) hrace__access_mark(a[i].id);
+  const answers_t *a = answers;
+  for (unsigned i = 0; i < sizeof same_tls / sizeof same_tls[0]; i++) hrace__access_mark(a->same[i].id);
+  for (unsigned i = 0; i < NQFACT; i++)
+    if (a->facts[i].id) hrace__access_mark(a->facts[i].id);
+  for (unsigned i = 0; i < NQMEMO; i++)
+    for (unsigned j = 0; j < 2; j++) {
+      const qmemo_t *m = &a->memo[i][j];
+      if (!m->id) continue;
+      hrace__access_mark(m->id);
+      mark_plain(m->v);
+      mark_plain(m->next);
+    }
 }

@@ -599,6 +599,7 @@ static void untrack(region_t *gone) {
 
 void hrace__buffers_complete(hrace_win_t *w, int target) {
   region_t *gone = NULL;
+  hrace__rma_dup_reset();   /* repeated calls (ops.c) start over */
   pthread_mutex_lock(&mu);
   for (hrace_inflight_t *o = live, *nx; o; o = nx) {
     nx = o->next;

@@ -25,6 +25,9 @@ struct hrace_srcloc;
 void hrace__buffers_issue(const struct hrace_rma_call *c, const struct hrace_srcloc *site);
 /* Local completion of the caller's operations on w to `target` (group rank; -1: all). */
 void hrace__buffers_complete(struct hrace_win *w, int target);
+/* Defined in ops.c: a completion (or a window's end) happened; the calls cached as repeats
+ * of one still in flight are stale (docs/rma.md, "Repeated operations"). */
+void hrace__rma_dup_reset(void);
 /* The window is being freed: whatever is still in flight is forgotten. */
 void hrace__buffers_window_gone(struct hrace_win *w);
 #endif

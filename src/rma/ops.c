@@ -105,11 +105,111 @@ static int clip(hrace_rma_call_t *c, uint64_t base, uint64_t size, uint64_t *lo,
   return out;
 }
 
+/* Repeated operations (docs/rma.md, "Repeated operations"): a thread that issues the same
+ * call again (same window handle, op, target, displacement, counts, datatypes, buffers, code
+ * address and caller chain) while the earlier ones are still in flight, with its clock
+ * unchanged since, would send a record equal to one the target holds already and track a
+ * buffer that is tracked already. From the third such call on (the first two went the whole
+ * way, so a race between two of them has been found and reported) the call does nothing here.
+ * `gen` changes at every completion (remote or local, any window, any thread, window freed):
+ * an entry made before it is stale. Only predefined datatypes (their handles never change
+ * meaning), no requests, no operations on oneself, no puts (each put is a write at the
+ * target of its own, whose race with the put before it is counted there). */
+enum { DUP_SETS = 128, DUP_WAYS = 4 };   /* a set per hash, four calls per set */
+typedef struct dup {
+  MPI_Win win;
+  unsigned op, gen, state;     /* state: identical calls seen in a row (1, 2) */
+  int target, tcount;
+  MPI_Aint disp;
+  MPI_Datatype tdt;
+  uintptr_t pc;
+  uint32_t stack;
+  const void *ctx;
+  uint64_t clock;              /* fingerprint of the issuing context's clock (clock_print) */
+  int nbuf;
+  hrace_rma_buf_t buf[3];
+} dup_t;
+static __thread dup_t *dups;           /* DUP_SETS * DUP_WAYS, made on first use */
+static __thread unsigned dup_next;      /* round-robin victim within a set */
+static _Atomic unsigned dup_gen = 1;
+/* Between _begin and _end of this thread's call (wrappers do not nest): its slot, the
+ * generation read before its checks, and whether the slot held another call. */
+static __thread dup_t *pend_dup;
+static __thread unsigned pend_gen;
+static __thread int pend_fresh;
+
+/* Clocks only grow, so the sum of a context's entries (both parts) changes whenever the clock
+ * does: equal sums and sizes of one context are equal clocks. */
+static uint64_t clock_print(const hrace_vc_t *v) {
+  uint64_t s = (uint64_t)v->n << 40;
+  for (uint32_t i = 0; i < v->n; i++) s += v->c[i];
+  if (v->local) {
+    s += (uint64_t)v->local->n << 52;
+    for (uint32_t i = 0; i < v->local->n; i++) s += v->local->c[i];
+  }
+  return s;
+}
+
+static unsigned dup_slot(MPI_Win win, const hrace_rma_call_t *c, uintptr_t pc) {
+  uint64_t h = hrace_hash_combine(HRACE_HASH_SEED, (uint64_t)(uintptr_t)win ^ ((uint64_t)c->op << 56));
+  h = hrace_hash_combine(h, (uint64_t)c->disp ^ ((uint64_t)(uint32_t)c->target << 40));
+  h = hrace_hash_combine(h, (uint64_t)pc ^ (uint64_t)(uintptr_t)c->buf[0].addr);
+  return (unsigned)(h ^ (h >> 32)) % DUP_SETS;
+}
+
+static int dup_same(const dup_t *d, MPI_Win win, const hrace_rma_call_t *c, uintptr_t pc) {
+  if (d->win != win || d->op != c->op || d->target != c->target || d->disp != c->disp ||
+      d->tcount != c->tcount || d->tdt != c->tdt || d->pc != pc || d->nbuf != c->nbuf)
+    return 0;
+  for (int b = 0; b < c->nbuf; b++)
+    if (d->buf[b].addr != c->buf[b].addr || d->buf[b].count != c->buf[b].count ||
+        d->buf[b].dt != c->buf[b].dt)
+      return 0;
+  return 1;
+}
+
+static int named(MPI_Datatype dt) {
+  int ni, na, nd, comb;
+  return PMPI_Type_get_envelope(dt, &ni, &na, &nd, &comb) == MPI_SUCCESS &&
+         comb == MPI_COMBINER_NAMED;
+}
+
+/* Called at every completion: entries made before it are stale. */
+void hrace__rma_dup_reset(void) { atomic_fetch_add_explicit(&dup_gen, 1, memory_order_seq_cst); }
+
 void hrace__rma_begin(MPI_Win win, hrace_rma_call_t *c, uintptr_t pc) {
   c->w = NULL;
   c->ranges = NULL;
   c->nranges = 0;
   c->pc = pc;
+  pend_dup = NULL;
+  if (!c->req && c->target != MPI_PROC_NULL && (c->atomic || !(c->tflags & HRACE_ACC_WRITE))) {
+    if (!dups && !(dups = calloc(DUP_SETS * DUP_WAYS, sizeof *dups))) abort();
+    dup_t *set = &dups[dup_slot(win, c, pc) * DUP_WAYS], *d = NULL;
+    unsigned gen = atomic_load_explicit(&dup_gen, memory_order_seq_cst);
+    for (unsigned k = 0; k < DUP_WAYS && !d; k++)
+      if (set[k].gen == gen && dup_same(&set[k], win, c, pc)) d = &set[k];
+    if (d) {
+      const hrace_thread_t *t = hrace__thread();
+      uint32_t stack = hrace__stack_capture_hook ? hrace__stack_capture_hook(pc) : 0;
+      if (d->ctx == t->cur && d->stack == stack && d->clock == clock_print(&t->cur->g)) {
+        if (d->state >= 2) return;       /* elided: c->w stays NULL */
+        pend_dup = d;                    /* the second: the whole way, then state 2 */
+        pend_gen = gen;
+        pend_fresh = 0;
+      }
+    }
+    if (!pend_dup) {
+      if (!d) {                          /* a stale way, else the next in turn */
+        for (unsigned k = 0; k < DUP_WAYS && !d; k++)
+          if (set[k].gen != gen) d = &set[k];
+        if (!d) d = &set[dup_next++ % DUP_WAYS];
+      }
+      pend_dup = d;
+      pend_gen = gen;
+      pend_fresh = 1;
+    }
+  }
   hrace_win_t *w = hrace__win_of(win);
   if (!w || c->target == MPI_PROC_NULL) return;
   const char *what = hrace__op_name(c->op);
@@ -146,6 +246,28 @@ void hrace__rma_begin(MPI_Win win, hrace_rma_call_t *c, uintptr_t pc) {
                            (unsigned long long)hi, w->name, (unsigned long long)size);
   }
   c->w = w;
+}
+
+/* After a call that went the whole way: fill its slot (the first of a run) or mark the run
+ * as checked (the second), unless a completion came in between or the call may not repeat
+ * silently. */
+static void remember(const hrace_rma_call_t *c, int to, uint32_t stack) {
+  dup_t *d = pend_dup;
+  if (to == hrace__proc.rank) return;
+  if (atomic_load_explicit(&dup_gen, memory_order_seq_cst) != pend_gen) return;
+  const hrace_thread_t *t = hrace__thread();
+  if (!pend_fresh) {   /* the datatypes are asked about only when a run begins */
+    if (!named(c->tdt)) return;
+    for (int b = 0; b < c->nbuf; b++)
+      if (c->buf[b].count > 0 && !named(c->buf[b].dt)) return;
+    d->state = 2;
+    return;
+  }
+  *d = (dup_t){ .win = c->w->win, .op = c->op, .gen = pend_gen, .state = 1,
+                .target = c->target, .tcount = c->tcount, .disp = c->disp, .tdt = c->tdt,
+                .pc = c->pc, .stack = stack, .ctx = t->cur, .clock = clock_print(&t->cur->g),
+                .nbuf = c->nbuf };
+  for (int b = 0; b < c->nbuf; b++) d->buf[b] = c->buf[b];
 }
 
 void hrace__rma_end(hrace_rma_call_t *c, int rc) {
@@ -207,7 +329,9 @@ void hrace__rma_end(hrace_rma_call_t *c, int rc) {
     pthread_mutex_unlock(&w->omu);
     hrace__vc_free(&joined);
     hrace__buffers_issue(c, site);
+    if (pend_dup) remember(c, to, stack);
   }
+  pend_dup = NULL;
   free(c->ranges);
   c->ranges = NULL;
 }
@@ -218,6 +342,7 @@ void hrace__rma_complete(hrace_win_t *w, int target) {
 }
 
 void hrace__rma_complete_remote(hrace_win_t *w, int target) {
+  hrace__rma_dup_reset();
   int lo = target < 0 ? 0 : target, hi = target < 0 ? w->gsize : target + 1;
   pthread_mutex_lock(&w->omu);
   hrace_msg_t h = hrace__rma_msg(w, HRACE_MSG_COMPLETE);
