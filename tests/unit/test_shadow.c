@@ -279,12 +279,17 @@ static void *ordered_writer(void *arg) {
   view_free(&v);
   return NULL;
 }
-static void test_ordered(void) {
-  hrace__shadow_init(&osh, RSZ);
+/* The main thread's part of the lost-write checks: a reader and a writer thread run rounds
+ * against shadow sh (three barriers a round); after each round's writes the main thread's read,
+ * which knows nobody, must still find that round's write. */
+static void lost_write_rounds(hrace_shadow_t *sh, void *(*reader)(void *), void *(*writer)(void *),
+                              const char *what) {
+  hrace__shadow_init(sh, RSZ);
+  atomic_store(&ordered_races, 0);
   pthread_barrier_init(&obar, NULL, 3);
   pthread_t a, b;
-  pthread_create(&a, NULL, ordered_reader, NULL);
-  pthread_create(&b, NULL, ordered_writer, NULL);
+  pthread_create(&a, NULL, reader, NULL);
+  pthread_create(&b, NULL, writer, NULL);
   view_t v;
   view(&v, 2, 1);
   int lost = 0;
@@ -294,7 +299,7 @@ static void test_ordered(void) {
     for (uint64_t off = 0; off < RSZ; off += 8) {
       reset();
       /* A read that knows nobody: races with the write only if the write is still there. */
-      hrace__shadow_access(&osh, off, 8, lacc(2, (hrace_clk_t)r + 1, HRACE_ACC_READ, 0), &v.g,
+      hrace__shadow_access(sh, off, 8, lacc(2, (hrace_clk_t)r + 1, HRACE_ACC_READ, 0), &v.g,
                            sink, NULL);
       if (!has_prev(owrite[r])) lost++;
     }
@@ -302,12 +307,13 @@ static void test_ordered(void) {
   }
   pthread_join(a, NULL);
   pthread_join(b, NULL);
-  is_int(0, atomic_load(&ordered_races), "ordered reader and writer: no race");
-  is_int(0, lost, "no write was undone by a concurrent reader's store (%d rounds)", ROUNDS);
+  is_int(0, atomic_load(&ordered_races), "%s ordered reader and writer: no race", what);
+  is_int(0, lost, "%s no write was undone by a concurrent reader's store (%d rounds)", what, ROUNDS);
   view_free(&v);
   pthread_barrier_destroy(&obar);
-  hrace__shadow_free(&osh);
+  hrace__shadow_free(sh);
 }
+static void test_ordered(void) { lost_write_rounds(&osh, ordered_reader, ordered_writer, "ranges:"); }
 
 /* The first-touch path of single accesses (hrace__shadow_quick, tried by hrace__shadow_access
  * for 8 and 16 bytes): it keeps per-thread answers (descriptor facts, the next state of a
@@ -447,33 +453,7 @@ static void *quick_writer(void *arg) {
   return NULL;
 }
 static void test_quick_concurrent(void) {
-  hrace__shadow_init(&qsh, RSZ);
-  atomic_store(&ordered_races, 0);
-  pthread_barrier_init(&obar, NULL, 3);
-  pthread_t a, b;
-  pthread_create(&a, NULL, quick_reader, NULL);
-  pthread_create(&b, NULL, quick_writer, NULL);
-  view_t v;
-  view(&v, 2, 1);
-  int lost = 0;
-  for (int r = 0; r < ROUNDS; r++) {
-    pthread_barrier_wait(&obar);
-    pthread_barrier_wait(&obar);
-    for (uint64_t off = 0; off < RSZ; off += 8) {
-      reset();
-      hrace__shadow_access(&qsh, off, 8, lacc(2, (hrace_clk_t)r + 1, HRACE_ACC_READ, 0), &v.g,
-                           sink, NULL);
-      if (!has_prev(owrite[r])) lost++;
-    }
-    pthread_barrier_wait(&obar);
-  }
-  pthread_join(a, NULL);
-  pthread_join(b, NULL);
-  is_int(0, atomic_load(&ordered_races), "single accesses, ordered reader and writer: no race");
-  is_int(0, lost, "no single write was undone by a concurrent single read (%d rounds)", ROUNDS);
-  view_free(&v);
-  pthread_barrier_destroy(&obar);
-  hrace__shadow_free(&qsh);
+  lost_write_rounds(&qsh, quick_reader, quick_writer, "single accesses:");
 }
 
 int main(void) {
