@@ -6,7 +6,8 @@ include headers of its own folder and of lower floors, never of a higher one; wh
 floor needs an upper one at run time it declares a hook that the upper floor registers.
 Folders on one floor stay apart (access and omp; mpi and rma) except for the edges listed in
 SIBLING, each with its reason. A folder of src/ that is not on a floor fails too, so a new one
-has to be placed.
+has to be placed. And no header outside base/ is included by more than a third of the .c files
+(issue 20: a header everybody includes is a floor of its own in disguise).
 
     test_layers.py [SRC_DIR]        (default: the src/ beside tests/)
 """
@@ -67,5 +68,20 @@ for folder in sorted(os.listdir(src)):
                 elif FLOORS[to] == FLOORS[folder] and (folder, to) not in SIBLING:
                     bad.append(f"{target} (same floor as {folder}, not an allowed edge)")
             checks.append((not bad, f"{rel} includes nothing above its floor", "; ".join(bad)))
+
+# Fan-in: how many .c files include each header (outside base/).
+cfiles, fanin = 0, {}
+for root, _, files in os.walk(src):
+    for name in files:
+        if not name.endswith(".c"):
+            continue
+        cfiles += 1
+        seen = set(inc_re.findall(open(os.path.join(root, name), encoding="utf-8").read()))
+        for target in seen:
+            if "/" in target and not target.startswith("base/"):
+                fanin[target] = fanin.get(target, 0) + 1
+wide = sorted(f"{h} ({n} of {cfiles})" for h, n in fanin.items() if 3 * n > cfiles)
+checks.append((not wide, "no header outside base/ is included by more than a third of the .c files",
+               "; ".join(wide)))
 
 tap.report(checks)
