@@ -484,7 +484,7 @@ def main():
     ap.add_argument("--build", required=True, help="the hrace build directory (bin/, lib/)")
     ap.add_argument("--work", required=True, help="directory for the case's binary and outputs")
     ap.add_argument("--repeat", type=int, default=None, help="runs of the job (default 1)")
-    ap.add_argument("--timeout", type=float, default=60.0, help="seconds per run (default 60)")
+    ap.add_argument("--timeout", type=float, default=150.0, help="seconds per run (default 150)")
     ap.add_argument("case")
     opts = ap.parse_args()
     repeat = opts.repeat

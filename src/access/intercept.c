@@ -73,10 +73,12 @@ static inline int maybe(uintptr_t d, uintptr_t s, size_t n) {
 HRACE_COLD static void checked(uintptr_t d, uintptr_t s, size_t n, uintptr_t pc) {
   const hrace_athread_t *t = &hrace__at;
   if (!t->app || t->busy || !n) return;
+  /* Inside an MPI call first: libmpi copies into an RMA call's tracked buffer at every call. */
+  if (hrace__thread()->depth) return;
   if (!hrace__filter_history() && !hrace__access_maybe_tracked(d, n) &&
       !(s && hrace__access_maybe_tracked(s, n)))
     return;                        /* between windows, in the gap this thread met last */
-  if (hrace__thread()->depth || hrace__pc_in_mpi(pc)) return;   /* MPI's own copies */
+  if (hrace__pc_in_mpi(pc)) return;   /* MPI's copies made outside a call (a signal handler) */
   if (s) hrace__access_check_range(s, n, HRACE_ACC_READ, HRACE_OP_LOAD, pc);
   hrace__access_check_range(d, n, HRACE_ACC_WRITE, HRACE_OP_STORE, pc);
 }

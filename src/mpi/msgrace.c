@@ -18,7 +18,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include "access/stack.h"
-#include "access/thread.h"
 #include "base/compiler.h"
 #include "base/log.h"
 #include "base/map.h"
@@ -201,38 +200,11 @@ void hrace__mrace_free(hrace_comm_t *rec) {
 
 /* ---- sites --------------------------------------------------------------------------------- */
 /* A send's chain is its code address and the shadow stack's innermost return addresses
- * (access/stack.h, hrace__stack_capture_at). Interning it (hash, index probe, compare) at every
- * message was 72 instructions per send (callgrind, send to self); the thread's last chains are
- * kept here by code address, and a send whose shadow stack still holds the same return
- * addresses takes the id with a compare of at most seven words. Ids are never reused: an entry
- * stays right for the life of the thread. */
-#define LAST 4
-static __thread struct last {
-  uintptr_t pc;
-  unsigned depth;
-  uint32_t id;
-  uintptr_t ret[HRACE_STACK_FRAMES - 1];
-} last[LAST] __attribute__((tls_model("initial-exec")));
-
-static HRACE_COLD uint32_t send_site_slow(struct last *e, uintptr_t pc, unsigned d, unsigned k) {
-  const hrace_athread_t *t = &hrace__at;
-  uint32_t id = hrace__stack_capture_at(pc);
-  if (!id || id >= HRACE_SITE_PC) return hrace__site_encode(pc);
-  e->pc = pc, e->depth = d, e->id = id;
-  for (unsigned i = 0; i < k; i++) e->ret[i] = t->frames[(d - 1 - i) % HRACE_SSTACK];
-  return id;
-}
-
+ * (access/stack.h, hrace__stack_capture_at, which remembers the thread's last chains, so a send
+ * from the same place with the same callers costs a compare of at most seven words). */
 uint32_t hrace__send_site(uintptr_t pc) {
-  const hrace_athread_t *t = &hrace__at;
-  unsigned d = t->depth, k = d < HRACE_STACK_FRAMES - 1 ? d : HRACE_STACK_FRAMES - 1;
-  struct last *e = &last[(pc ^ pc >> 4 ^ pc >> 9) & (LAST - 1)];
-  if (HRACE_LIKELY(e->pc == pc && e->depth == d)) {
-    unsigned i = 0;
-    while (i < k && e->ret[i] == t->frames[(d - 1 - i) % HRACE_SSTACK]) i++;
-    if (HRACE_LIKELY(i == k)) return e->id;
-  }
-  return send_site_slow(e, pc, d, k);
+  uint32_t id = hrace__stack_capture_at(pc);
+  return !id || id >= HRACE_SITE_PC ? hrace__site_encode(pc) : id;
 }
 
 /* The main executable's range and load bias: core/mpicode.h. */

@@ -20,11 +20,14 @@
  * arrives only with the last partition (an access to an arrived partition is ordered by it
  * in real time; what the sender did before readying it is joined at completion).
  *
- * The clock message travels on the communicator's shadow with tag PART_TAG0 + (tag mod 2^13),
- * below coll.c's and p2p.c's tags there: rounds of one (source, tag) pair are matched in the
- * order their last partitions are readied and their receives are started, which is the order
- * MPI matches the pair's requests in (by initialisation order) unless two such requests of one
- * pair are active at once and readied out of order.
+ * The clock message travels on the communicator's shadow, below coll.c's and p2p.c's tags
+ * there, with a tag made from the request's tag and its *init number*: MPI matches partitioned
+ * requests of one (communicator, peer, tag) in the order they were initialised (MPI-4.0
+ * Sec. 4.2.1), so the k-th MPI_Psend_init to (dest, tag) pairs with the k-th MPI_Precv_init from
+ * (source, tag), and each side counts its inits per triple. Two requests of one pair that are
+ * active at once and readied out of order then still get each other's clocks only if their
+ * tags and init numbers collide mod 2^13 (tag + 1031 x k). Rounds of one request follow each
+ * other, so they are matched in order.
  *
  * In-flight bytes are one buffer-tracking handle (request.h) per round, re-made when the set
  * changes (the runs of ready / not yet arrived partitions are its pieces), so that any
@@ -35,6 +38,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/hash.h"
+#include "base/map.h"
 #include "core/hb.h"
 #include "mpi/frame.h"
 #include "mpi/handlers.h"
@@ -46,6 +51,7 @@
 
 typedef struct part {
   int send;                    /* Psend_init (else Precv_init) */
+  int stag;                    /* the clock message's tag on the shadow */
   int partitions;
   MPI_Count count;             /* elements per partition */
   MPI_Datatype type;
@@ -61,7 +67,35 @@ typedef struct part {
  * come from several threads at once. */
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 
-static int shadow_tag(int tag) { return PART_TAG0 + (tag & 0x1fff); }
+/* Inits made per (communicator, peer, tag, side): matched requests have equal numbers. */
+typedef struct inits {
+  const hrace_comm_t *rec;
+  int peer, tag, send;
+  unsigned n;
+} inits_t;
+static hrace_map_t init_counts = HRACE_MAP_INIT;   /* under mu */
+
+static bool same_triple(const void *val, const void *arg) {
+  const inits_t *a = val, *b = arg;
+  return a->rec == b->rec && a->peer == b->peer && a->tag == b->tag && a->send == b->send;
+}
+
+/* The shadow tag of the next request initialised on (rec, peer, tag) by this side. */
+static int next_shadow_tag(const hrace_comm_t *rec, int peer, int tag, int send) {
+  inits_t key = { rec, peer, tag, send, 0 };
+  uint64_t h = hrace_hash_combine(hrace_hash_combine(HRACE_HASH_SEED, (uint64_t)(uintptr_t)rec),
+                                  (uint64_t)(uint32_t)peer << 32 ^ (uint32_t)tag ^ (uint64_t)send << 63);
+  pthread_mutex_lock(&mu);
+  inits_t *c = hrace_map_find(&init_counts, h, same_triple, &key);
+  if (!c) {
+    if (!(c = malloc(sizeof *c))) abort();
+    *c = key;
+    hrace_map_add(&init_counts, h, c);
+  }
+  unsigned k = c->n++;
+  pthread_mutex_unlock(&mu);
+  return PART_TAG0 + (int)(((unsigned)tag + 1031u * k) & 0x1fff);
+}
 
 /* The request state of a new partitioned request (after the real init call succeeded). */
 static void made(int send, const void *buf, int partitions, MPI_Count count, MPI_Datatype type,
@@ -76,6 +110,7 @@ static void made(int send, const void *buf, int partitions, MPI_Count count, MPI
   part_t *p = calloc(1, sizeof *p + flags + (send ? n * sizeof(hrace_clk_t) : 0));
   if (!p) abort();
   p->send = send, p->partitions = partitions, p->count = count, p->type = type;
+  p->stag = next_shadow_tag(rec, peer, tag, send);
   p->buf = buf, p->stride = (MPI_Aint)count * ext;
   if (send) p->acc = (hrace_clk_t *)(p->flag + flags);
   hrace_rs_t *s = hrace__rs_new(HRACE_RS_COLL);
@@ -152,7 +187,7 @@ void hrace__part_started(hrace_rs_t *s, int active) {
     if (s->peer != MPI_PROC_NULL) {
       if (!(s->cbuf = malloc(n * sizeof *s->cbuf))) abort();
       s->cn = (int)n;
-      if (PMPI_Irecv(s->cbuf, (int)n, MPI_UINT32_T, s->peer, shadow_tag(s->tag), s->rec->shadow,
+      if (PMPI_Irecv(s->cbuf, (int)n, MPI_UINT32_T, s->peer, p->stag, s->rec->shadow,
                      &s->shadow_req[0]) == MPI_SUCCESS) {
         s->nshadow = 1;
         s->done = active;   /* join at completion */
@@ -185,7 +220,7 @@ static void readied(MPI_Request req, int lo, int hi, const int *list, int nlist,
   }
   track(s, p, 1);
   if (p->ready == p->partitions && s->peer != MPI_PROC_NULL && s->nshadow == 0 &&
-      PMPI_Isend(p->acc, (int)n, MPI_UINT32_T, s->peer, shadow_tag(s->tag), s->rec->shadow,
+      PMPI_Isend(p->acc, (int)n, MPI_UINT32_T, s->peer, p->stag, s->rec->shadow,
                  &s->shadow_req[0]) == MPI_SUCCESS)
     s->nshadow = 1;
   pthread_mutex_unlock(&mu);

@@ -151,9 +151,12 @@ static uint64_t clock_print(const hrace_vc_t *v) {
 }
 
 static unsigned dup_slot(MPI_Win win, const hrace_rma_call_t *c, uintptr_t pc) {
-  uint64_t h = hrace_hash_combine(HRACE_HASH_SEED, (uint64_t)(uintptr_t)win ^ ((uint64_t)c->op << 56));
-  h = hrace_hash_combine(h, (uint64_t)c->disp ^ ((uint64_t)(uint32_t)c->target << 40));
-  h = hrace_hash_combine(h, (uint64_t)pc ^ (uint64_t)(uintptr_t)c->buf[0].addr);
+  /* One mix of the fields that tell calls of one loop apart (a probe per call: ~15
+   * instructions, against 56 for three chained combines). */
+  uint64_t h = ((uint64_t)(uintptr_t)win ^ ((uint64_t)c->op << 56)) * 0x9E3779B97F4A7C15ull;
+  h ^= ((uint64_t)c->disp ^ ((uint64_t)(uint32_t)c->target << 40)) * 0xC2B2AE3D27D4EB4Full;
+  h ^= (uint64_t)pc ^ (uint64_t)(uintptr_t)c->buf[0].addr;
+  h = hrace_hash_mix64(h);
   return (unsigned)(h ^ (h >> 32)) % DUP_SETS;
 }
 
