@@ -281,7 +281,10 @@ static inline int full_fast(hrace_athread_t *at, uintptr_t a, unsigned n, uint16
   return 1;
 }
 
-void hrace__full_untracked(uintptr_t a, unsigned n, uint16_t flags, uint16_t op, uintptr_t pc) {
+/* Out of line, so that hrace__access_more stays a function of tail calls that saves no
+ * register on its window paths (inlined there, this path's frame was set up for all of them). */
+__attribute__((noinline)) void hrace__full_untracked(uintptr_t a, unsigned n, uint16_t flags,
+                                                     uint16_t op, uintptr_t pc) {
   if (!full_fast(&hrace__at, a, n, flags, pc)) hrace__full_access(a, n, flags, op, pc);
   hrace__history_access(a, n, flags, op, pc);
 }
