@@ -249,7 +249,7 @@ void hrace__full_access(uintptr_t a, size_t n, uint16_t flags, uint16_t op, uint
  * before. No flag `busy`: nothing here reaches the memcpy interposer. Against going through
  * hrace__full_access this skips the window test, a second thread state lookup, the flags'
  * class and the shadow's own checks: callgrind, bench/omp/full.c `loop 400000 10` without
- * hoisting, 2.00 G instructions -> 1.45 G (about 310 -> 225 per callback; bench/README.md). */
+ * hoisting, 2.00 G instructions -> 1.53 G (about 310 -> 235 per callback; bench/README.md). */
 static inline int full_fast(hrace_athread_t *at, uintptr_t a, unsigned n, uint16_t flags,
                             uintptr_t pc) {
   if ((n != 8 && n != 16) || (a & 7) || ((a ^ (a + n - 1)) >> HRACE_FULL_CHUNK_BITS)) return 0;
