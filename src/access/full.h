@@ -48,6 +48,10 @@ static inline void hrace__full_check(uintptr_t a, size_t n, uint16_t flags, uint
     hrace__full_access(a, n, flags, op, pc);
 }
 
+/* An access of the calling thread outside the tracked ranges' bounds (filter.h), while full
+ * mode is on: checked here, then recorded in the history (history.h). The callbacks' path. */
+void hrace__full_untracked(uintptr_t a, unsigned n, uint16_t flags, uint16_t op, uintptr_t pc);
+
 /* Start full mode now (idempotent): a second thread is about to run. */
 void hrace__full_start(void);
 /* The descriptor sweep (clocks/access.h): mark the ids every chunk's shadow holds. */

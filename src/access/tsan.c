@@ -140,7 +140,10 @@ __attribute__((noinline)) static void tracked(uintptr_t a, unsigned n, uint16_t 
  * MPI_Finalize.) */
 void hrace__access_more(uintptr_t a, unsigned n, uint16_t flags, uint16_t op, uintptr_t pc) {
   if (HRACE_LIKELY(!hrace__filter_tracked(a, n))) {
-    hrace__full_check(a, n, flags, op, pc);   /* full mode: all memory (full.h) */
+    if (atomic_load_explicit(&hrace__full_active, memory_order_relaxed)) {
+      hrace__full_untracked(a, n, flags, op, pc);   /* full mode: all memory (full.h) */
+      return;
+    }
     hrace__history_access(a, n, flags, op, pc);
     return;
   }

@@ -704,13 +704,10 @@ static _Atomic uint32_t *chunk_word(const hrace_shadow_t *sh, uint64_t c);
  * slots without collisions (a hash of (id, state) over 64 slots missed 18 % of the time on
  * `loop`'s twelve call sites). Only answers that hold for good are kept: a descriptor's facts
  * never change, and a thread's clock only grows, so an access ordered before it stays so. */
-typedef struct qmemo {
-  uint64_t v, next;
-  const hrace_vc_t *l;
-  hrace_aid_t id;
-} qmemo_t;
-enum { NQMEMO = 64 };
-static __thread qmemo_t qmemo[NQMEMO][2] __attribute__((tls_model("initial-exec")));
+typedef hrace_shadow_memo_t qmemo_t;
+enum { NQMEMO = HRACE_SHADOW_MEMO };
+__thread qmemo_t hrace__shadow_memo[NQMEMO][2] __attribute__((tls_model("initial-exec")));
+#define qmemo hrace__shadow_memo
 
 /* qnext through the memo: the next state of granule word v, or ~0 (the general path). */
 __attribute__((noinline)) static uint64_t qnext_fill(qmemo_t *m, uint64_t v, hrace_aid_t id,
@@ -787,6 +784,25 @@ int hrace__shadow_quick(hrace_shadow_t *sh, uint64_t off, uint64_t len, hrace_ai
   if (same) {                                  /* what the answer was worked out from */
     atomic_store_explicit(&gw[0], n, memory_order_release);
     if (len == 16) atomic_store_explicit(&gw[1], n, memory_order_release);
+  }
+  chunk_unlock(lock);
+  return same;
+}
+
+int hrace__shadow_replace(hrace_shadow_t *sh, uint64_t g, unsigned k, uint64_t v,
+                         uint64_t next) {
+  if (g + k > head(sh)->ngran || (k == 2 && (g + 1) % CHUNK == 0)) return 0;
+  cell_t *gw = granules(sh) + g;
+  _Atomic uint32_t *lock = chunk_word(sh, g / CHUNK);
+  uint32_t free_ = 0, me = token;
+  if (!me || !atomic_compare_exchange_weak_explicit(lock, &free_, me, memory_order_acquire,
+                                                    memory_order_relaxed))
+    return 0;
+  const int same = atomic_load_explicit(&gw[0], memory_order_relaxed) == v &&
+                   (k == 1 || atomic_load_explicit(&gw[1], memory_order_relaxed) == v);
+  if (same) {                                  /* what the answer was worked out from */
+    atomic_store_explicit(&gw[0], next, memory_order_release);
+    if (k == 2) atomic_store_explicit(&gw[1], next, memory_order_release);
   }
   chunk_unlock(lock);
   return same;

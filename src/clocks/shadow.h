@@ -66,6 +66,24 @@ void hrace__shadow_access(hrace_shadow_t *sh, uint64_t off, uint64_t len, hrace_
 int hrace__shadow_quick(hrace_shadow_t *sh, uint64_t off, uint64_t len, hrace_aid_t id,
                         const hrace_vc_t *view);
 
+/* The first-touch path's memo (shadow.c), for a caller that tries its first way inline before
+ * hrace__shadow_quick: an entry {v, next, l, id} of hrace__shadow_memo[id % HRACE_SHADOW_MEMO]
+ * says that access id, seen from local clock l, leaves a plain granule word v as next (v itself:
+ * it stands for the access already). Such an answer holds for good, and the descriptor sweep
+ * keeps the ids an entry names (hrace__shadow_mark_answers). */
+typedef struct hrace_shadow_memo {
+  uint64_t v, next;
+  const hrace_vc_t *l;
+  hrace_aid_t id;
+} hrace_shadow_memo_t;
+#define HRACE_SHADOW_MEMO 64
+extern __thread hrace_shadow_memo_t hrace__shadow_memo[HRACE_SHADOW_MEMO][2]
+    __attribute__((tls_model("initial-exec")));
+/* Granules [g, g + k) of the region (k 1 or 2) all hold v, which a memo entry turns into next:
+ * store next there under their chunk's lock if they still hold v and the lock is free, and
+ * return 1; else return 0, having changed nothing (hrace__shadow_quick decides). */
+int hrace__shadow_replace(hrace_shadow_t *sh, uint64_t g, unsigned k, uint64_t v, uint64_t next);
+
 /* Shadow in use, for benchmarks and tests: granule words of the region (one per 8 bytes,
  * resident only where touched), and blocks of 2 and of 8 cells handed out to finer granules. */
 void hrace__shadow_usage(const hrace_shadow_t *sh, uint64_t *words, uint64_t *blocks2,
