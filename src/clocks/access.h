@@ -68,6 +68,15 @@ bool hrace__access_sweep_due(void);
 bool hrace__access_sweep_begin(void);
 void hrace__access_mark(hrace_aid_t id);
 uint32_t hrace__access_sweep_end(void);
+/* The sweep as a whole, with its safe-point checks: set by the floor that can see every holder
+ * (rma/window.c); NULL before. hrace__access_sweep_point() runs it when one is due, from a
+ * point where the calling thread holds no id in the middle of an access: an OpenMP barrier
+ * it has just parked in (omp/ompt.c), so that a program that makes no RMA call, or whose RMA
+ * calls all come while other threads compute, is swept too (docs/access.md, "When and where"). */
+extern void (*hrace__access_sweeper)(void);
+static inline void hrace__access_sweep_point(void) {
+  if (hrace__access_sweeper && hrace__access_sweep_due()) hrace__access_sweeper();
+}
 
 /* The threads that make accesses, as the sweep needs to see them: each may hold ids in its
  * caches and store one into a cell at any access, so a sweep runs only while every one of them
