@@ -1,6 +1,6 @@
 /* The access layer's part of the descriptor sweep (clocks/access.h): each thread that runs
- * instrumented code registers there as it starts, with the descriptor caches a sweep must mark
- * (docs/access.md, "Reclaiming descriptors"). */
+ * instrumented code or calls MPI registers there as it starts, with the descriptor caches a
+ * sweep must mark (docs/access.md, "Reclaiming descriptors"). */
 #ifndef HRACE_ACCESS_SWEEP_H
 #define HRACE_ACCESS_SWEEP_H
 #include <stdbool.h>

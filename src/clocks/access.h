@@ -83,7 +83,8 @@ static inline void hrace__access_sweep_point(void) {
  * but the sweeping thread is *parked*, at a point where it makes no access until the sweep is
  * over (docs/access.md, "Reclaiming descriptors"). A thread parks where a runtime holds it (an
  * OpenMP barrier, running no task: omp/ompt.c) and unparks before it runs application code
- * again, waiting there while a sweep is under way.
+ * again, waiting there while a sweep is under way. A thread also registers at its first MPI
+ * call (access/sweep.h), so a running slot stands for "may be inside an MPI call" too.
  *   hrace__access_thread_begins(owner)  the calling thread starts making accesses; `owner`
  *                                       is what hrace__access_threads_each hands back (NULL:
  *                                       a thread that cannot be shown; no sweep runs again)
