@@ -5,7 +5,8 @@
 #define HRACE_ACCESS_SWEEP_H
 #include <stdbool.h>
 
-/* The calling thread starts running instrumented code (access/thread.c, once per thread). */
+/* The calling thread starts running instrumented code (access/thread.c) or calling MPI (below);
+ * a thread registers once, whichever comes first. */
 void hrace__sweep_thread_begins(void);
 /* Mark the ids every registered thread's descriptor caches hold. */
 void hrace__sweep_mark_threads(void);
