@@ -19,7 +19,11 @@ typedef struct caches {
 static caches_t all[MAX_THREADS];
 static _Atomic unsigned nall;
 
+__thread bool hrace__sweep_seen __attribute__((tls_model("initial-exec")));
+
 void hrace__sweep_thread_begins(void) {
+  if (hrace__sweep_seen) return;   /* its first MPI call came before its first access */
+  hrace__sweep_seen = true;
   unsigned i = atomic_fetch_add(&nall, 1);
   if (i >= MAX_THREADS) {
     hrace__access_thread_begins(NULL);   /* unseen: no sweep runs from now on */
@@ -41,4 +45,8 @@ static void mark(void *owner) {
   hrace__shadow_mark_answers(c->answers);
 }
 
+void hrace__sweep_mpi_thread(void) { hrace__sweep_thread_begins(); }
+
 void hrace__sweep_mark_threads(void) { hrace__access_threads_each(mark); }
+
+bool hrace__sweep_may_run(void) { return hrace__self_ready && hrace__self.tid >= 0; }

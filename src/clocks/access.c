@@ -47,8 +47,11 @@ void hrace__access_counts(uint64_t *m, uint32_t *end, uint32_t *free_ids) {
  * 1 ns per resident granule: bench/README.md). The ids in use then stay below twice the live ones
  * plus SWEEP_MIN. */
 #define SWEEP_MIN (1u << 16)
-static uint64_t made_at_sweep;          /* `made` when the last sweep ended */
-static uint64_t kept_at_sweep;          /* ids that sweep kept */
+/* Written by the sweeping thread, read by any thread at its sweep points: atomic, relaxed (a
+ * stale value only moves a sweep to a later point). */
+static _Atomic uint64_t made_at_sweep;  /* `made` when the last sweep ended */
+static _Atomic uint64_t kept_at_sweep;  /* ids that sweep kept */
+void (*hrace__access_sweeper)(void);
 
 /* Marks of the sweep under way: one bit per id below `mark_end`. */
 static uint64_t *marks;
@@ -56,8 +59,9 @@ static uint32_t mark_end;
 static size_t marks_bytes;
 
 bool hrace__access_sweep_due(void) {
-  uint64_t since = atomic_load_explicit(&made, memory_order_relaxed) - made_at_sweep;
-  return since >= SWEEP_MIN && since >= kept_at_sweep;
+  uint64_t since = atomic_load_explicit(&made, memory_order_relaxed) -
+                   atomic_load_explicit(&made_at_sweep, memory_order_relaxed);
+  return since >= SWEEP_MIN && since >= atomic_load_explicit(&kept_at_sweep, memory_order_relaxed);
 }
 
 bool hrace__access_sweep_begin(void) {
@@ -101,8 +105,9 @@ uint32_t hrace__access_sweep_end(void) {
   munmap(marks, marks_bytes);
   marks = NULL;
   mark_end = 0;
-  made_at_sweep = atomic_load_explicit(&made, memory_order_relaxed);
-  kept_at_sweep = kept;
+  atomic_store_explicit(&made_at_sweep, atomic_load_explicit(&made, memory_order_relaxed),
+                        memory_order_relaxed);
+  atomic_store_explicit(&kept_at_sweep, kept, memory_order_relaxed);
   return freed;
 }
 

@@ -68,13 +68,23 @@ bool hrace__access_sweep_due(void);
 bool hrace__access_sweep_begin(void);
 void hrace__access_mark(hrace_aid_t id);
 uint32_t hrace__access_sweep_end(void);
+/* The sweep as a whole, with its safe-point checks: set by the floor that can see every holder
+ * (rma/window.c); NULL before. hrace__access_sweep_point() runs it when one is due, from a
+ * point where the calling thread holds no id in the middle of an access: an OpenMP barrier
+ * it has just parked in (omp/ompt.c), so that a program that makes no RMA call, or whose RMA
+ * calls all come while other threads compute, is swept too (docs/access.md, "When and where"). */
+extern void (*hrace__access_sweeper)(void);
+static inline void hrace__access_sweep_point(void) {
+  if (hrace__access_sweeper && hrace__access_sweep_due()) hrace__access_sweeper();
+}
 
 /* The threads that make accesses, as the sweep needs to see them: each may hold ids in its
  * caches and store one into a cell at any access, so a sweep runs only while every one of them
  * but the sweeping thread is *parked*, at a point where it makes no access until the sweep is
  * over (docs/access.md, "Reclaiming descriptors"). A thread parks where a runtime holds it (an
  * OpenMP barrier, running no task: omp/ompt.c) and unparks before it runs application code
- * again, waiting there while a sweep is under way.
+ * again, waiting there while a sweep is under way. A thread also registers at its first MPI
+ * call (access/sweep.h), so a running slot stands for "may be inside an MPI call" too.
  *   hrace__access_thread_begins(owner)  the calling thread starts making accesses; `owner`
  *                                       is what hrace__access_threads_each hands back (NULL:
  *                                       a thread that cannot be shown; no sweep runs again)

@@ -6,6 +6,7 @@
 #include "core/mpicode.h"
 #include "core/proc.h"
 #include "core/thread.h"
+#include "access/sweep.h"
 
 /* The application's code address of this MPI call (the wrapper's return address, or past the
  * MPI library's Fortran binding: core/mpicode.h). Use in the wrapper itself. */
@@ -15,6 +16,7 @@
 #define HRACE_ENTER() \
   hrace_thread_t *hrace_t_ = hrace__thread(); \
   const int hrace_on_ = hrace_t_->depth++ == 0 && hrace__proc.mpi_ready; \
+  if (hrace_on_) hrace__sweep_mpi_call(); /* access/sweep.h */ \
   (void)hrace_on_
 #define HRACE_ACTIVE() (hrace_on_)
 #define HRACE_LEAVE() (hrace_t_->depth--)

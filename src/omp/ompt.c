@@ -238,6 +238,7 @@ static void on_sync_region(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoi
       hrace__release(gen, "an OpenMP barrier");
       hrace__thread()->in_barrier = true;
       hrace__access_park();             /* no application code until the end or a task */
+      hrace__access_sweep_point();      /* the last to arrive may sweep (clocks/access.h) */
     } else {
       hrace__access_unpark();
       hrace__thread()->in_barrier = false;

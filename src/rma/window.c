@@ -183,7 +183,8 @@ __attribute__((constructor)) static void register_label(void) {
 static hrace_win_t *detached;   /* regions detached from dynamic windows (hrace__win_detach) */
 
 /* The descriptor sweep (clocks/access.h; docs/access.md, "Reclaiming descriptors"), run by an
- * application thread at the start of an RMA call once enough descriptors were made. Every id
+ * application thread at the start of an RMA call, or in an OpenMP barrier (sweep_point), once
+ * enough descriptors were made. Every id
  * is held by one of: a shadow (a window segment's, full mode's chunks; cells and read sets), a
  * pending operation record (w->pending), a forwarded access's descriptor cache (shared.c), a
  * history table, a thread's caches (access/sweep.c), or an operation in flight at its origin
@@ -191,18 +192,15 @@ static hrace_win_t *detached;   /* regions detached from dynamic windows (hrace_
  * nothing else can store or take an id meanwhile, the safe point:
  *   - the progress thread is out: it applies messages (and makes descriptors) under the
  *     registry lock, which the caller holds;
- *   - no other thread is inside an MPI call: the thread level is below MPI_THREAD_MULTIPLE
- *     and the caller is inside one (an RMA call, not an annotation: hrace_resource_signal
- *     comes here too);
+ *   - no other thread is inside an MPI call: every thread registers at its first one
+ *     (access/sweep.h), so one inside a call is running and the next point fails;
  *   - every other thread that runs instrumented code is parked (clocks/access.h: waiting in an
  *     OpenMP barrier) or gone, and stays so until the end;
  *   - no signal handler of the caller's runs instrumented code in the middle: blocked.
  * Elsewhere nothing is swept this time, and descriptors accumulate until a later call finds the
  * safe point. */
 static void sweep_locked(void) {
-  /* Inside an MPI call of the application (a wrapper's depth), not an annotation. */
-  if (!hrace__mpi_serial() || !hrace__self_ready || hrace__self.depth < 1 ||
-      !hrace__access_stop_others())
+  if (!hrace__sweep_may_run() || !hrace__access_stop_others())
     return;
   sigset_t all, old;
   sigfillset(&all);
@@ -228,6 +226,14 @@ static void sweep_locked(void) {
   hrace__access_resume();   /* before a pending signal's handler runs */
   pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
+
+/* A sweep point outside RMA calls (clocks/access.h): never waits for the progress thread. */
+static void sweep_point(void) {
+  if (pthread_mutex_trylock(&mu)) return;
+  if (hrace__access_sweep_due()) sweep_locked();
+  pthread_mutex_unlock(&mu);
+}
+__attribute__((constructor)) static void register_sweeper(void) { hrace__access_sweeper = sweep_point; }
 
 hrace_win_t *hrace__win_of(MPI_Win win) {
   hrace_win_t *w = NULL;

@@ -2,8 +2,11 @@
  * table's free list; a run of many segments over a small shadow whose ids stay bounded while a
  * descriptor recorded in the first segment, and one in flight, survive every sweep with the
  * verdicts they had (the race that the first segment's write makes with a late unordered write
- * is still reported against it, and a late write ordered after it still is not); and the
- * handshake that parks threads for a sweep. */
+ * is still reported against it, and a late write ordered after it still is not); the
+ * handshake that parks threads for a sweep; and sweeps claimed while threads make, store and
+ * cache descriptors, parking between segments as at OpenMP barriers (with the caches left
+ * unwalked, 2 888 reused ids are caught in one run; a sweep that does not wait for the threads
+ * to park is caught by the handshake's test). */
 #include <pthread.h>
 #include <sched.h>
 
@@ -180,10 +183,133 @@ static void test_parking(void) {
   is_int(0, counted, "threads that ended are gone from the walk");
 }
 
+/* Sweeps racing with accesses, as the barrier sweep point runs them: worker threads make
+ * descriptors of their own (code address = worker, epoch = segment), store them into their
+ * own part of a shared shadow and keep the last few in a cache that the sweep walks (the
+ * owner), some of them after their cells forgot them, then store each id leaving the cache into
+ * a cell of its own, parking between segments; the main thread sweeps whenever one is due and it can
+ * claim it. No id may be reused while a cell or a cache names it: each worker checks, every
+ * segment, that the descriptors its cache and its cells name are still its own (a descriptor
+ * given back has its fields cleared), and every segment's write
+ * is checked against what its cells held (a reused id there would name another worker's
+ * access, unordered: a race). Counts, not times: each worker runs RACE_SEGMENTS segments. */
+enum { RACE_WORKERS = 3, RACE_SEGMENTS = 100000, RACE_CACHE = 4 };
+typedef struct {
+  int me;
+  hrace_aid_t cache[RACE_CACHE];
+  hrace_clk_t epoch[RACE_CACHE];
+  hrace_aid_t cell[8];          /* what the worker's cells at 136 + 8 i hold (not walked) */
+  hrace_clk_t cell_epoch[8];
+  hrace_aid_t first;
+  long reused, freed, races;
+} racer_t;
+static racer_t racers[RACE_WORKERS];
+static hrace_shadow_t race_sh;
+static _Atomic int racers_done;
+
+static void race_sink(void *ctx, hrace_aid_t now, hrace_aid_t prev, uint64_t off, uint64_t len) {
+  (void)now, (void)prev, (void)off, (void)len;
+  ((racer_t *)ctx)->races++;
+}
+
+static void *racer(void *arg) {
+  racer_t *r = arg;
+  uint32_t t = (uint32_t)r->me + 1;
+  uintptr_t pc = 0x100 + (uintptr_t)r->me;
+  uint64_t base = 256 * (uint64_t)r->me;
+  hrace__access_thread_begins(r);
+  view_t v;
+  view(&v, t, 1, 0);
+  r->first = lacc(t, 1, HRACE_ACC_WRITE, pc);
+  hrace__shadow_access(&race_sh, base, 8, r->first, &v.g, race_sink, r);
+  for (hrace_clk_t e = 2; e < RACE_SEGMENTS; e++) {
+    v.l.c[t] = e;
+    hrace_aid_t a = lacc(t, e, HRACE_ACC_WRITE, pc);
+    hrace__shadow_access(&race_sh, base + 8 + (e % 2) * 8, 8, a, &v.g, race_sink, r);
+    /* The id leaving the cache goes into a cell (as a repeated access stores a cached id):
+     * between a walk that passed that cell and one that reaches the cache, only this store
+     * holds it; the parking makes that impossible. */
+    unsigned k = (unsigned)(e % RACE_CACHE);
+    if (r->cache[k]) {
+      hrace__shadow_access(&race_sh, base + 136 + (e % 8) * 8, 8, r->cache[k], &v.g, race_sink, r);
+      r->cell[e % 8] = r->cache[k];
+      r->cell_epoch[e % 8] = r->epoch[k];
+    }
+    r->cache[k] = a;   /* two of the cached ids are held by the cache only */
+    r->epoch[k] = e;
+    for (unsigned j = 0; j < RACE_CACHE; j++) {
+      const hrace_access_t *d = r->cache[j] ? hrace__access_get(r->cache[j]) : NULL;
+      if (d && (d->pc != pc || atomic_load(&d->clk) != r->epoch[j])) r->reused++;
+    }
+    for (unsigned j = 0; j < 8; j++) {
+      const hrace_access_t *d = r->cell[j] ? hrace__access_get(r->cell[j]) : NULL;
+      if (d && (d->pc != pc || atomic_load(&d->clk) != r->cell_epoch[j])) r->freed++;
+    }
+    if (e % 2 == 0) {   /* a barrier: parked, maybe for a sweep */
+      hrace__access_park();
+      sched_yield();
+      hrace__access_unpark();
+    }
+  }
+  hrace__access_park();
+  atomic_fetch_add(&racers_done, 1);
+  return NULL;
+}
+
+static void mark_racer(void *owner) {
+  const racer_t *r = owner;
+  for (unsigned k = 0; k < RACE_CACHE; k++) hrace__access_mark(r->cache[k]);
+}
+
+static void test_sweeps_race_accesses(void) {
+  hrace__shadow_init(&race_sh, 256 * RACE_WORKERS);
+  pthread_t t[RACE_WORKERS];
+  for (int i = 0; i < RACE_WORKERS; i++) {
+    racers[i].me = i;
+    pthread_create(&t[i], NULL, racer, &racers[i]);
+  }
+  int sweeps = 0;
+  while (atomic_load(&racers_done) < RACE_WORKERS) {
+    if (!hrace__access_sweep_due() || !hrace__access_stop_others()) {
+      sched_yield();
+      continue;
+    }
+    if (hrace__access_sweep_begin()) {
+      hrace__shadow_sweep_begin();
+      hrace__shadow_mark(&race_sh);
+      for (int k = 0; k < 8; k++) sched_yield();   /* a long walk: the workers may run */
+      hrace__access_threads_each(mark_racer);
+      hrace__shadow_sweep_end();
+      hrace__access_sweep_end();
+      sweeps++;
+    }
+    hrace__access_resume();
+  }
+  for (int i = 0; i < RACE_WORKERS; i++) pthread_join(t[i], NULL);
+  long reused = 0, freed = 0, races = 0, intact = 0;
+  for (int i = 0; i < RACE_WORKERS; i++) {
+    reused += racers[i].reused, freed += racers[i].freed, races += racers[i].races;
+    const hrace_access_t *f = hrace__access_get(racers[i].first);
+    intact += f->pc == 0x100 + (uintptr_t)i && atomic_load(&f->clk) == 1;
+  }
+  ok(sweeps >= 2, "%d sweeps ran while %d threads made descriptors", sweeps, RACE_WORKERS);
+  is_int(0, reused, "no cached descriptor was reused under its holder");
+  is_int(0, freed, "no descriptor a cell holds was given back");
+  is_int(0, races, "no cell named another thread's access (a reused id)");
+  is_int(RACE_WORKERS, intact, "each thread's first write, held by a cell, is intact");
+  uint64_t made;
+  uint32_t end, nfree;
+  hrace__access_counts(&made, &end, &nfree);
+  ok(end < 4u << 16, "ids stay bounded: %u ever handed out for %llu made", end,
+     (unsigned long long)made);
+  hrace__shadow_free(&race_sh);
+}
+
 int main(void) {
-  plan(16);
+  plan(22);
   test_free_list();
   test_long_run();
   test_parking();
+  test_sweeps_race_accesses();
   return tap_failed > 255 ? 255 : tap_failed;
 }
