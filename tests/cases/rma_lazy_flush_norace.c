@@ -1,0 +1,42 @@
+/* hrace-test
+ * ranks: 3
+ * expect: no-race
+ */
+/* A flush to another process returns without waiting for the target's acknowledgement: its
+ * completion message waits in a buffer behind the put's record (rma/ops.c,
+ * hrace__rma_complete_remote). Rank 0 flushes 300 puts, then tells rank 1 through rank 2 with
+ * point-to-point messages, which carry rank 0's clock but not hrace's records: rank 1's load is
+ * ordered after every put only if rank 0's send delivered the records and completions first
+ * (the ping before a clock is published). Without it rank 1 loads before the records arrive. */
+#include <mpi.h>
+#include <stdio.h>
+
+int main(int argc, char **argv) {
+  int rank, *x, token = 0, s = 0;
+  MPI_Win win;
+  MPI_Init(&argc, &argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Win_allocate(4 * sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &x, &win);
+  for (int i = 0; i < 4; i++) x[i] = 0;
+  MPI_Barrier(MPI_COMM_WORLD);
+  MPI_Win_lock_all(0, win);
+  if (rank == 0) {
+    for (int i = 0; i < 300; i++) {
+      MPI_Put(&i, 1, MPI_INT, 1, i % 4, 1, MPI_INT, win);
+      MPI_Win_flush(1, win);
+    }
+    MPI_Send(&token, 1, MPI_INT, 2, 0, MPI_COMM_WORLD);
+  } else if (rank == 2) {
+    MPI_Recv(&token, 1, MPI_INT, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    MPI_Send(&token, 1, MPI_INT, 1, 0, MPI_COMM_WORLD);
+  } else {
+    MPI_Recv(&token, 1, MPI_INT, 2, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    s = x[0] + x[1] + x[2] + x[3];
+  }
+  MPI_Win_unlock_all(win);
+  MPI_Barrier(MPI_COMM_WORLD);
+  printf("%d\n", s);
+  MPI_Win_free(&win);
+  MPI_Finalize();
+  return 0;
+}
