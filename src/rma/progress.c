@@ -79,8 +79,7 @@ static void raw_send(int target, const hrace_msg_t *h, const uint64_t *ranges,
    * the socket took the message, never waiting on the application (core/chan.h). Operation
    * records may wait for the completion message that always follows them: one write per
    * batch (bench/README.md, "RMA"). */
-  if (h->type == HRACE_MSG_OP || (h->type == HRACE_MSG_COMPLETE && h->reply_tag == HRACE_NO_REPLY))
-    hrace__chan_send_lazy(target, HRACE_CHAN_CTL, buf, (size_t)n);
+  if (h->type == HRACE_MSG_OP) hrace__chan_send_lazy(target, HRACE_CHAN_CTL, buf, (size_t)n);
   else hrace__chan_send(target, HRACE_CHAN_CTL, buf, (size_t)n, NULL, 0);
   free(buf);
 }

@@ -22,7 +22,7 @@
  * The ACKs are the delivery invariant (docs/design.md, "Remote accesses"): an origin does not
  * return from a completing call (unlock, flush, fence, complete) before the target has applied the
  * records, so any event ordered after the completion finds them in the target's shadow. A flush
- * to another process sends its COMPLETE lazily with reply_tag HRACE_NO_REPLY, and the next
+ * to another process sends its COMPLETE with reply_tag HRACE_NO_REPLY and does not wait; the next
  * publication of the origin's clock pings the target instead (ops.c, hrace__rma_complete_remote:
  * only that publication can order anything after the completion there). Records of
  * operations a process targets at itself, and forwarded accesses, are followed by a PING before the
