@@ -2,12 +2,13 @@
  * ranks: 3
  * expect: no-race
  */
-/* A flush to another process returns without waiting for the target's acknowledgement: its
- * completion message waits in a buffer behind the put's record (rma/ops.c,
- * hrace__rma_complete_remote). Rank 0 flushes 300 puts, then tells rank 1 through rank 2 with
- * point-to-point messages, which carry rank 0's clock but not hrace's records: rank 1's load is
- * ordered after every put only if rank 0's send delivered the records and completions first
- * (the ping before a clock is published). Without it rank 1 loads before the records arrive. */
+/* A flush to another process returns without waiting for the target's acknowledgement
+ * (rma/ops.c, hrace__rma_complete_remote): its completion message may still be on its way, or
+ * unread, behind the put's record. Rank 0 flushes 300 puts, then tells rank 1 through rank 2
+ * with point-to-point messages, which carry rank 0's clock but not hrace's records: rank 1's
+ * load is ordered after every put only if the target applied the records and completions
+ * before rank 0's clock left (the ping before a clock is published). Without the ping rank 1
+ * loaded before they were applied (a false race, 3 runs of 3, with completions sent lazily). */
 #include <mpi.h>
 #include <stdio.h>
 
