@@ -4,12 +4,13 @@
  */
 /* A flush to another process returns without waiting for the target's acknowledgement
  * (rma/ops.c, hrace__rma_complete_remote): its completion may still be unread, behind the
- * records, when the flush returns. Rank 0 flushes 300 puts, then four puts of 65536 separate
- * ints each, interleaved (a strided type: 65536 ranges each for the target's progress thread), flushes, and tells
- * rank 1 through rank 2 with point-to-point messages, which carry rank 0's clock but not hrace's
- * records: rank 1's load is ordered after every put only if the target applied the records and
- * completions before rank 0's clock left (the ping before a clock is published). With the ping
- * switched off, rank 1 loaded before they were applied (a false race in 2 of 4 runs). */
+ * records, when the flush returns. Rank 0 flushes 300 puts, then four interleaved puts of 65536
+ * separate ints each (a strided type: 65536 ranges each for the target's progress thread),
+ * flushes, and tells rank 1 through rank 2 with point-to-point messages, which carry rank 0's
+ * clock but not hrace's records: rank 1's load is ordered after every put only if the target
+ * applied the records and completions before rank 0's clock left (the ping before a clock is
+ * published). With the ping switched off, rank 1 loaded before they were applied (a false race
+ * in 2 of 4 runs). */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
