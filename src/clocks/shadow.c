@@ -61,13 +61,23 @@ static hrace_table_t rsets = HRACE_TABLE_INIT(rset_t);
 
 typedef _Atomic uint64_t cell_t;
 #define CHUNK 512                      /* granules per chunk lock (4 KiB of the region) */
+#define CAP8_LESS 768                  /* the 8-cell arena holds ngran + 256 blocks */
+/* Span summaries (see "spans" below): SPAN granules (512 bytes) that all hold one plain cell
+ * can be recorded once, in the span's summary word (UNIFORM | cell), their granule words then
+ * all TAG (a "pointer" to nothing, which every lock-free fast path takes for a finer granule
+ * and leaves to the general path). */
+#define SPAN 64
+#define UNIFORM (1ull << 63)
+#define TAG PTR
 #define HRACE_SHADOW_LIKELY(x) __builtin_expect(!!(x), 1)
 #define HRACE_SHADOW_UNLIKELY(x) __builtin_expect(!!(x), 0)
 
 /* The mapping: a header, the granule words, then the two block arenas. */
 typedef struct head {
   _Atomic uint64_t next2, next8;       /* bump offsets in the arenas of 2- and 8-cell blocks */
-  uint64_t ngran, cap2, cap8;          /* granules; arena capacities in blocks */
+  uint64_t ngran, cap2;                /* granules; 2-cell arena capacity (the 8-cell one's is
+                                          cap2 - CAP8_LESS) */
+  uint64_t spans;                      /* offset of the span summaries (in cells), 0: none */
   uint64_t words, bytes;               /* offset of the arenas (in cells); mapping size */
   uint64_t locks;                      /* offset of the chunk locks (in cells) */
 } head_t;
@@ -81,7 +91,7 @@ static cell_t *granules(const hrace_shadow_t *sh) { return sh->cells + 8; }
 static _Atomic uint64_t shadow_gen = 1;
 static void gen_bump(void) { atomic_fetch_add_explicit(&shadow_gen, 1, memory_order_acq_rel); }
 
-int hrace__shadow_init(hrace_shadow_t *sh, uint64_t size) {
+static int shadow_init(hrace_shadow_t *sh, uint64_t size, int spans) {
   gen_bump();
   sh->size = size;
   sh->cells = NULL;
@@ -89,10 +99,11 @@ int hrace__shadow_init(hrace_shadow_t *sh, uint64_t size) {
   uint64_t ngran = (size + 7) / 8;
   /* Worst case, every granule split into halves and then bytes; a little more for blocks
    * lost to splits that raced (they fall back to the heap beyond this). */
-  uint64_t cap2 = ngran + 1024, cap8 = ngran + 256;
+  uint64_t cap2 = ngran + 1024, cap8 = cap2 - CAP8_LESS;
   uint64_t words = (8 + ngran + 7) & ~7ull;    /* header + granules, to a cache line */
   uint64_t locks = words + 2 * cap2 + 8 * cap8;   /* then one lock word per chunk */
-  uint64_t bytes = (locks + (ngran + CHUNK - 1) / CHUNK) * sizeof(uint64_t);
+  uint64_t nspans = spans ? size / 8 / SPAN : 0;    /* of whole granules only */
+  uint64_t bytes = (locks + (ngran + CHUNK - 1) / CHUNK + nspans) * sizeof(uint64_t);
   void *m = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
                  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (m == MAP_FAILED) return -1;
@@ -100,12 +111,15 @@ int hrace__shadow_init(hrace_shadow_t *sh, uint64_t size) {
   head_t *h = head(sh);
   h->ngran = ngran;
   h->cap2 = cap2;
-  h->cap8 = cap8;
+  h->spans = nspans ? locks + (ngran + CHUNK - 1) / CHUNK : 0;
   h->words = words;
   h->bytes = bytes;
   h->locks = locks;
   return 0;
 }
+
+int hrace__shadow_init(hrace_shadow_t *sh, uint64_t size) { return shadow_init(sh, size, 0); }
+int hrace__shadow_init_spans(hrace_shadow_t *sh, uint64_t size) { return shadow_init(sh, size, 1); }
 
 void hrace__shadow_free(hrace_shadow_t *sh) {
   if (sh->cells) munmap((void *)sh->cells, head(sh)->bytes);
@@ -123,7 +137,7 @@ static cell_t *block_new(hrace_shadow_t *sh, unsigned n, uint64_t v) {
     b = i < h->cap2 ? sh->cells + h->words + 2 * i : NULL;
   } else {
     uint64_t i = atomic_fetch_add_explicit(&h->next8, 1, memory_order_relaxed);
-    b = i < h->cap8 ? sh->cells + h->words + 2 * h->cap2 + 8 * i : NULL;
+    b = i < h->cap2 - CAP8_LESS ? sh->cells + h->words + 2 * h->cap2 + 8 * i : NULL;
   }
   if (!b && !(b = aligned_alloc(64, 64))) abort();   /* never freed: see the cap above */
   for (unsigned k = 0; k < n; k++) atomic_init(&b[k], v);
@@ -390,6 +404,8 @@ static void backoff(unsigned *spins) {
   if (++*spins > 64) sched_yield();
 }
 
+static void span_materialize(hrace_shadow_t *sh, uint64_t b);
+
 /* Apply x to the bytes `m` (mask, bit i = byte 8g+i) of granule g; `valid` masks the bytes
  * that exist (the region's last granule may be short). */
 static void granule_apply(hrace_shadow_t *sh, uint64_t g, unsigned m, unsigned valid, acc_t *x) {
@@ -398,6 +414,10 @@ static void granule_apply(hrace_shadow_t *sh, uint64_t g, unsigned m, unsigned v
   unsigned spins = 0;
   for (;;) {
     uint64_t v = atomic_load_explicit(gw, memory_order_acquire);
+    if (v == TAG) {                                    /* a summarized span: granules again */
+      span_materialize(sh, g / SPAN);
+      continue;
+    }
     if (!(v & PTR)) {                                  /* one cell for the granule */
       if (((m | ~valid) & 0xFF) == 0xFF) {
         if ((x->mode == OP_ACCESS && cell_fast(gw, x)) ||
@@ -492,6 +512,72 @@ static uint64_t access_run(hrace_shadow_t *sh, uint64_t g, uint64_t gend, acc_t 
   return g;
 }
 
+/* ---- spans ------------------------------------------------------------------------------ */
+
+/* Span summaries (window shadows only: hrace__shadow_init_spans). A range access over whole
+ * spans whose granules all hold one plain cell, the commonest shape of a compute loop over a
+ * window (a stencil's row, a transpose's block, a put's halo), still worked granule after
+ * granule: a load and often a store per 8 bytes, in a shadow as large as the data, on every
+ * segment. Such a span is now recorded once: its summary word says UNIFORM | cell, and its
+ * granule words all say TAG. An access covering the whole span then changes one word (the
+ * next state of the cell, worked out once as access_run would for each granule); any other
+ * change first writes the cell back into the granules and clears the summary
+ * (span_materialize), and the general path goes on as before. A span becomes summarized when
+ * an access covering it left all its granules equal (span_access).
+ *
+ * Invariant, under the chunk's lock (spans lie inside chunks): a summary is UNIFORM exactly
+ * when all its granule words are TAG, and each of them then stands for the summary's cell.
+ * Lock-free readers that meet TAG read the summary: UNIFORM gives the cell, a cleared one says
+ * the span was just materialized, so the granule is read again. Summarizing stores the
+ * summary before the TAGs, materializing the granules before clearing the summary: a reader
+ * sees either state whole. Cost: 8 bytes per 512 of a window. */
+static cell_t *spans(const hrace_shadow_t *sh) { return sh->cells + head(sh)->spans; }
+
+/* The state granule word v (read from granule g) stands for: v itself, or for TAG the span's
+ * cell; ~0 when the span was just materialized (read the granule again). */
+static inline uint64_t span_cell(const hrace_shadow_t *sh, uint64_t g, uint64_t v) {
+  if (v != TAG) return v;
+  uint64_t s = atomic_load_explicit(&spans(sh)[g / SPAN], memory_order_acquire);
+  return s ? s & ~UNIFORM : ~0ull;
+}
+
+/* Write span b's cell back into its granules and drop the summary (under the chunk lock). */
+static void span_materialize(hrace_shadow_t *sh, uint64_t b) {
+  cell_t *sp = &spans(sh)[b], *gw = granules(sh) + b * SPAN;
+  uint64_t s = atomic_load_explicit(sp, memory_order_acquire);
+  if (!s) return;
+  for (unsigned k = 0; k < SPAN; k++) atomic_store_explicit(&gw[k], s & ~UNIFORM, memory_order_release);
+  atomic_store_explicit(sp, 0, memory_order_release);
+}
+
+/* Access x over the whole span starting at granule g (under the chunk lock). Returns the
+ * granule where the general path goes on: g + SPAN when the span is done. */
+static uint64_t span_access(hrace_shadow_t *sh, uint64_t g, acc_t *x) {
+  cell_t *sp = &spans(sh)[g / SPAN], *gw = granules(sh) + g;
+  uint64_t s = atomic_load_explicit(sp, memory_order_acquire);
+  if (s) {
+    uint64_t cell = s & ~UNIFORM, next = run_next(cell, x);
+    if (next != ~0ull) {                       /* what access_run would store in every granule */
+      if (next != cell) atomic_store_explicit(sp, next | UNIFORM, memory_order_release);
+      return g + SPAN;
+    }
+    span_materialize(sh, g / SPAN);            /* a race, a read set: per granule, as before */
+    return g;
+  }
+  uint64_t stop = access_run(sh, g, g + SPAN, x);
+  if (stop < g + SPAN) return stop;
+  /* Done granule by granule; if they all came out equal, summarize them. The look stops at
+   * the first difference: a span that is never uniform (a row's first, with a single access of
+   * its own) pays one or two loads. */
+  uint64_t v = atomic_load_explicit(&gw[0], memory_order_relaxed);
+  if (v & (PTR | SYNC)) return stop;
+  for (unsigned k = 1; k < SPAN; k++)
+    if (atomic_load_explicit(&gw[k], memory_order_relaxed) != v) return stop;
+  atomic_store_explicit(sp, v | UNIFORM, memory_order_release);
+  for (unsigned k = 0; k < SPAN; k++) atomic_store_explicit(&gw[k], TAG, memory_order_release);
+  return stop;
+}
+
 /* ---- chunk locks ------------------------------------------------------------------------ */
 
 /* Every change to the cells of a chunk (CHUNK granules, 4 KiB of the region) is made by a thread
@@ -537,12 +623,31 @@ static void apply(hrace_shadow_t *sh, uint64_t off, uint64_t len, acc_t *x) {
   for (uint64_t g = g0; g <= g1;) {
     const uint64_t c = g / CHUNK, cend = (c + 1) * CHUNK <= g1 ? (c + 1) * CHUNK : g1 + 1;
     const uint64_t runend = end / 8 < cend ? end / 8 : cend;   /* whole granules end here */
+    const int spanned = head(sh)->spans != 0;
     if (x->mode == OP_ACCESS && 8 * g >= off) {
       /* Whole granules that already stand for the access need no lock to say so (like the
        * lock-free steady checks): only a chunk with something to change is locked. */
       const cell_t *gw = granules(sh);
       for (uint64_t same_v = ~0ull; g < runend; g++) {
-        uint64_t v = atomic_load_explicit(&gw[g], memory_order_acquire);
+        /* A summarized span's state is its summary's cell at every instant (see "spans"):
+         * read that dense word, not the span's first granule (a cache line per 512 bytes of
+         * the window, which this look spent most of its time waiting for). */
+        uint64_t v = 0, cell = ~0ull;
+        if (spanned && g % SPAN == 0 && 8 * (g + SPAN) <= sh->size)
+          v = atomic_load_explicit(&spans(sh)[g / SPAN], memory_order_acquire);
+        if (v) {
+          cell = v & ~UNIFORM;
+        } else {
+          v = atomic_load_explicit(&gw[g], memory_order_acquire);
+          if (v == TAG && (cell = span_cell(sh, g, v)) == ~0ull) break;   /* just materialized */
+        }
+        if (cell != ~0ull) {                   /* a summarized span: its cell says it */
+          if (run_next(cell, x) != cell) break;
+          uint64_t send = (g / SPAN + 1) * SPAN;
+          g = (send < runend ? send : runend) - 1;
+          same_v = ~0ull;
+          continue;
+        }
         if (v != same_v) {
           if (run_next(v, x) != v) break;
           same_v = v;
@@ -563,12 +668,22 @@ static void apply(hrace_shadow_t *sh, uint64_t off, uint64_t len, acc_t *x) {
       unsigned to = g == g1 ? (unsigned)(end - gb) : 8;
       unsigned m = ((1u << to) - 1) & ~((1u << from) - 1);
       if (x->mode == OP_ACCESS && m == 0xFF && valid == 0xFF) {   /* whole granules from here */
-        uint64_t stop = access_run(sh, g, runend, x);
+        uint64_t stop = g;
+        if (spanned && g % SPAN == 0 && g + SPAN <= runend && 8 * (g + SPAN) <= sh->size)
+          stop = span_access(sh, g, x);
+        else if (spanned && atomic_load_explicit(&granules(sh)[g], memory_order_relaxed) == TAG)
+          span_materialize(sh, g / SPAN);      /* part of a summarized span changes */
+        if (stop == g) {
+          uint64_t rend = spanned ? (g / SPAN + 1) * SPAN : runend;   /* stop at spans */
+          stop = access_run(sh, g, rend < runend ? rend : runend, x);
+        }
         if (stop > g) {
           g = stop - 1;
           continue;
         }
       }
+      if (spanned && atomic_load_explicit(&granules(sh)[g], memory_order_relaxed) == TAG)
+        span_materialize(sh, g / SPAN);
       if (x->mode != OP_ACCESS && ((m | ~valid) & 0xFF) == 0xFF)
         granule_set(sh, g, x->mode == OP_SYNC ? SYNC : 0);
       else
@@ -590,6 +705,7 @@ static int steady(const hrace_shadow_t *sh, uint64_t off, uint64_t len, hrace_ai
   const uint64_t mine = CELL(id, 0), end = off + len;
   for (uint64_t g = off / 8; 8 * g < end; g++) {
     uint64_t v = atomic_load_explicit(&gw[g], memory_order_acquire);
+    if (v == TAG && (v = span_cell(sh, g, v)) == ~0ull) return 0;   /* the general path */
     if (!(v & PTR)) {
       if (v != mine && !(v & SYNC) && CELL_R(v) != id) return 0;
       continue;
@@ -975,6 +1091,11 @@ bool hrace__shadow_sweep_begin(void) {
 void hrace__shadow_mark(const hrace_shadow_t *sh) {
   if (!sh->cells) return;
   const head_t *h = head(sh);
+  if (h->spans)
+    for (uint64_t b = 0; b < sh->size / 8 / SPAN; b++) {
+      uint64_t s = atomic_load_explicit(&spans(sh)[b], memory_order_acquire);
+      if (s) mark_cell(s & ~UNIFORM);
+    }
   const long page = sysconf(_SC_PAGESIZE);
   const uint64_t per = (uint64_t)page / sizeof(uint64_t);     /* words per page */
   const uint64_t first = 8, last = 8 + h->ngran;              /* granule words, in cells */
@@ -990,6 +1111,7 @@ void hrace__shadow_mark(const hrace_shadow_t *sh) {
       if (a < first) a = first;
       for (uint64_t i = a; i < b; i++) {
         uint64_t v = atomic_load_explicit(&sh->cells[i], memory_order_acquire);
+        if (v == TAG) continue;                               /* its span's summary, below */
         if (!(v & PTR)) {
           mark_cell(v);
           continue;

@@ -34,7 +34,8 @@ typedef struct hrace_shadow {
  * read since or its own read? Then hrace__shadow_access would change and report nothing. Inline
  * because it is most of what a checked access costs (bench/access); it knows the granule word
  * format of shadow.c: one word per 8 bytes after a 64-byte header, the last write's id in bits
- * 32-61, the last read's in bits 0-31, tags in bits 62-63. */
+ * 32-61, the last read's in bits 0-31, tags in bits 62-63 (a summarized span's TAG has bit 63:
+ * never steady here, the general path reads its summary). */
 static inline int hrace__shadow_steady8(const _Atomic uint64_t *granules, uint64_t off,
                                         hrace_aid_t id) {
   uint64_t v = atomic_load_explicit(&granules[off / 8], memory_order_acquire);
@@ -51,6 +52,11 @@ typedef void (*hrace_race_sink_t)(void *ctx, hrace_aid_t now, hrace_aid_t prev,
                                   uint64_t off, uint64_t len);
 
 int hrace__shadow_init(hrace_shadow_t *sh, uint64_t size);   /* 0 or -1 (errno) */
+/* The same, with span summaries (shadow.c, "spans"): runs of 512 bytes that hold one state
+ * are recorded once while range accesses keep them so. For windows, whose compute loops and
+ * RMA operations cover whole rows; not for full mode's chunks (access/full.c writes granule
+ * words itself). */
+int hrace__shadow_init_spans(hrace_shadow_t *sh, uint64_t size);
 void hrace__shadow_free(hrace_shadow_t *sh);
 
 /* Check access `id` over bytes [off, off+len) of the region against the recorded state, as

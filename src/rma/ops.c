@@ -27,6 +27,7 @@
 #include "report/symbolize.h"
 #include "rma/buffers.h"
 #include "rma/protocol.h"
+#include "rma/shared.h"
 #include "rma/type.h"
 #include "wrappers.h"
 
@@ -344,18 +345,40 @@ void hrace__rma_complete(hrace_win_t *w, int target) {
   hrace__buffers_complete(w, target);
 }
 
+/* The delivery invariant (protocol.h) asks that a target has applied the completion before
+ * anything ordered after it reaches the target. Only this thread is ordered after it at once,
+ * and only its own accesses could reach a target without a clock leaving the process: the
+ * process itself. Every other chain starts with a publication of this process's clock, which
+ * pings the target first (hrace__shared_late_complete, core/hooks.h). So a completion at
+ * another process goes out unacknowledged: a flush per operation (a hash table's
+ * compare-and-swap) no longer waits for a round trip through the target's progress thread,
+ * and the acknowledgements of a run of flushes are one ping at the next publication. It goes
+ * out at once, with the records before it, not in the lazy buffer: held back until 32 KiB
+ * waited, the hash table ran 4-10x slower than with a write per flush (hist dht 2000 2 under
+ * load, medians 2.0 s against 0.22 s; the targets' progress threads then took the records
+ * and completions in large late batches). */
 void hrace__rma_complete_remote(hrace_win_t *w, int target) {
   hrace__rma_dup_reset();
   int lo = target < 0 ? 0 : target, hi = target < 0 ? w->gsize : target + 1;
   pthread_mutex_lock(&w->omu);
   hrace_msg_t h = hrace__rma_msg(w, HRACE_MSG_COMPLETE);
-  for (int t = lo; t < hi; t++)
-    if (w->dirty[t]) hrace__ctl_send(hrace__win_world(w, t), &h, NULL, NULL, NULL, NULL);
-  for (int t = lo; t < hi; t++)
-    if (w->dirty[t]) {
-      hrace__ctl_wait_reply(hrace__win_world(w, t), HRACE_MSG_ACK, NULL);
-      w->dirty[t] = 0;
+  for (int t = lo; t < hi; t++) {
+    if (!w->dirty[t]) continue;
+    int world = hrace__win_world(w, t);
+    if (world == hrace__proc.rank) {
+      /* Operations on oneself were applied by their issuing threads (hrace__rma_end), never
+       * sent: so is their completion, at once and without a round trip. */
+      hrace__win_lock();
+      hrace__rma_complete_ops(w, &h);
+      hrace__win_broadcast();
+      hrace__win_unlock();
+    } else {
+      h.reply_tag = HRACE_NO_REPLY;
+      hrace__ctl_send(world, &h, NULL, NULL, NULL, NULL);
+      hrace__shared_late_complete(world);
     }
+    w->dirty[t] = 0;
+  }
   pthread_mutex_unlock(&w->omu);
 }
 

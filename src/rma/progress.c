@@ -131,7 +131,7 @@ void hrace__ctl_reply(int to, int tag, uint32_t type, const hrace_vc_t *vc) {
  * for field, that of an operation of the same origin still pending here, and which cannot
  * conflict with it (it only reads, or is atomic: then so is the other, of the same class),
  * shares that descriptor instead of getting its own. Both are completed by the same message
- * (complete_ops completes all of an origin's pending operations at once), so the shared
+ * (hrace__rma_complete_ops completes all of an origin's pending operations at once), so the shared
  * descriptor says of every byte what each would have said; memory stays bounded by the
  * number of distinct (origin thread, site, kind) per epoch, not by the number of operations.
  * The index below finds the candidate; it holds the pending operations that may be shared. */
@@ -168,7 +168,7 @@ static void push_pending(hrace_win_t *w, int origin, hrace_aid_t aid) {
 /* Fix the epoch of every operation of h->origin still in flight on w: completed by the thread
  * whose clock entry is h->exporter, at h->complete. (With one thread issuing and another
  * completing, a reader may pair the old entry with the new epoch for an instant.) */
-static void complete_ops(hrace_win_t *w, const hrace_msg_t *h) {
+void hrace__rma_complete_ops(hrace_win_t *w, const hrace_msg_t *h) {
   unsigned k = 0;
   for (unsigned i = 0; i < w->npending; i++) {
     if (w->pending[i].origin == h->origin) {
@@ -268,7 +268,7 @@ static void on_lock(hrace_win_t *w, const hrace_msg_t *h) {
 }
 
 static void on_unlock(hrace_win_t *w, const hrace_msg_t *h, const hrace_clk_t *vc) {
-  complete_ops(w, h);
+  hrace__rma_complete_ops(w, h);
   hrace__vc_join_raw(&w->rel_all, vc, h->vc_n);
   if (h->lock_type == HRACE_LOCK_EXCL) {
     hrace__vc_join_raw(&w->rel_excl, vc, h->vc_n);
@@ -299,7 +299,7 @@ static void on_post(hrace_win_t *w, const hrace_msg_t *h, const hrace_clk_t *vc)
 }
 
 static void on_done(hrace_win_t *w, const hrace_msg_t *h, const hrace_clk_t *vc) {
-  complete_ops(w, h);
+  hrace__rma_complete_ops(w, h);
   int g = hrace__win_group_rank(w, h->origin);
   if (g >= 0) {
     w->dones[g]++;
@@ -328,8 +328,8 @@ static int handle_ctl(void *buf, int n, int source) {
   if (!w) {
     /* Only an erroneous program gets here (operation on a window already freed at the target). */
     hrace__warn("message %u for unknown window id %u from rank %d dropped", h->type, h->win, source);
-    if (h->type == HRACE_MSG_COMPLETE || h->type == HRACE_MSG_UNLOCK ||
-        h->type == HRACE_MSG_DONE || h->type == HRACE_MSG_RSIG)
+    if ((h->type == HRACE_MSG_COMPLETE && h->reply_tag != HRACE_NO_REPLY) ||
+        h->type == HRACE_MSG_UNLOCK || h->type == HRACE_MSG_DONE || h->type == HRACE_MSG_RSIG)
       reply(h->origin, h->reply_tag, HRACE_MSG_ACK, NULL);
     else if (h->type == HRACE_MSG_LOCK || h->type == HRACE_MSG_RWAIT)
       reply(h->origin, h->reply_tag, HRACE_MSG_GRANT, NULL);
@@ -338,8 +338,8 @@ static int handle_ctl(void *buf, int n, int source) {
   switch (h->type) {
   case HRACE_MSG_OP: on_op(w, h, ranges, vc, func, file, blob); break;
   case HRACE_MSG_COMPLETE:
-    complete_ops(w, h);
-    reply(h->origin, h->reply_tag, HRACE_MSG_ACK, NULL);
+    hrace__rma_complete_ops(w, h);
+    if (h->reply_tag != HRACE_NO_REPLY) reply(h->origin, h->reply_tag, HRACE_MSG_ACK, NULL);
     break;
   case HRACE_MSG_LOCK: on_lock(w, h); break;
   case HRACE_MSG_UNLOCK: on_unlock(w, h, vc); break;

@@ -5,7 +5,8 @@
  *
  *   message    from -> to              carries                          reply
  *   OP         origin -> target        op, ranges, issue clock, site    none
- *   COMPLETE   origin -> target        completion epoch                 ACK once applied
+ *   COMPLETE   origin -> target        completion epoch                 ACK once applied, or
+ *                                                                       none (HRACE_NO_REPLY)
  *   LOCK       origin -> target        lock type                        GRANT + release clock
  *   UNLOCK     origin -> target        lock type, completion, clock     ACK once applied
  *   POST       target -> origin        the post's clock (PSCW)          none (deposited)
@@ -20,7 +21,10 @@
  *
  * The ACKs are the delivery invariant (docs/design.md, "Remote accesses"): an origin does not
  * return from a completing call (unlock, flush, fence, complete) before the target has applied the
- * records, so any event ordered after the completion finds them in the target's shadow. Records of
+ * records, so any event ordered after the completion finds them in the target's shadow. A flush
+ * to another process sends its COMPLETE with reply_tag HRACE_NO_REPLY and does not wait; the next
+ * publication of the origin's clock pings the target instead (ops.c, hrace__rma_complete_remote:
+ * only that publication can order anything after the completion there). Records of
  * operations a process targets at itself, and forwarded accesses, are followed by a PING before the
  * caller goes on (see rma.h and shared.h for why). */
 #ifndef HRACE_RMA_PROTOCOL_H
@@ -34,6 +38,9 @@ enum hrace_msg_type {
   HRACE_MSG_GRANT, HRACE_MSG_ACK, HRACE_MSG_POST, HRACE_MSG_DONE, HRACE_MSG_FWD,
   HRACE_MSG_PING, HRACE_MSG_PSIG, HRACE_MSG_RSIG, HRACE_MSG_RWAIT,
 };
+
+enum { HRACE_NO_REPLY = 0 };   /* reply_tag of a request that wants no reply (reply tags are
+                                  HRACE_CHAN_REPLY and above, core/chan.h) */
 
 typedef struct hrace_msg {
   uint32_t type;               /* enum hrace_msg_type */

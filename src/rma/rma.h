@@ -72,6 +72,9 @@ hrace_msg_t hrace__rma_msg(const hrace_win_t *w, uint32_t type);
  * from `view`; the caller holds the registry lock (the progress thread, or the issuing thread
  * for an operation on itself). `site`: where the origin issued it, with its caller chain
  * (core/race.h, hrace__site_unpack / hrace__site_here). */
+/* A COMPLETE applied by the completing thread itself, for its operations on its own process
+ * (applied in the wrapper too, never on the channel): caller holds the registry lock. */
+void hrace__rma_complete_ops(hrace_win_t *w, const hrace_msg_t *h);
 void hrace__rma_apply(hrace_win_t *w, const hrace_msg_t *h, const uint64_t *ranges,
                       const hrace_vc_t *view, const hrace_srcloc_t *site);
 

@@ -125,10 +125,28 @@ static void send_batch(hrace_peer_t *p) {
   free(blob);
 }
 
+/* Completions sent without waiting for their acknowledgement (hrace__shared_late_complete):
+ * per world rank, 0 or the number of the last one, under mu. The publication hook pings each
+ * such target before the clock leaves this process, and only then forgets the number it
+ * pinged for (a later completion keeps its mark): a thread that publishes meanwhile pings too,
+ * and no clock ordered after a completion leaves before the target applied it. */
+static uint64_t *late;
+static uint64_t late_seq;
+static unsigned nlate;
+
 static void update_pending(void) {
-  int any = 0;
+  int any = nlate != 0;
   for (hrace_peer_t *p = peers; p && !any; p = p->next) any = p->npend != 0;
   atomic_store_explicit(&hrace__fwd_pending, any, memory_order_relaxed);
+}
+
+void hrace__shared_late_complete(int target) {
+  pthread_mutex_lock(&mu);
+  if (!late && !(late = calloc((size_t)hrace__proc.size, sizeof *late))) abort();
+  if (!late[target]) nlate++;
+  late[target] = ++late_seq;
+  atomic_store_explicit(&hrace__fwd_pending, 1, memory_order_relaxed);
+  pthread_mutex_unlock(&mu);
 }
 
 void hrace__shared_access(void *peer, uintptr_t addr, uintptr_t len, uint16_t flags, uint16_t op,
@@ -205,9 +223,11 @@ void hrace__shared_flush_to(int target) {
   pthread_mutex_unlock(&mu);
 }
 
-/* core/hooks.h, hrace__fwd_flush_hook: before a clock that may cover the batches is published. */
+/* core/hooks.h, hrace__fwd_flush_hook: before a clock that may cover the batches, or the
+ * completions sent unacknowledged, is published. */
 static void fwd_flush(int acked) {
   int *to = NULL, nto = 0;
+  uint64_t *seq = NULL;
   pthread_mutex_lock(&mu);
   for (hrace_peer_t *p = peers; p; p = p->next) {
     if (!p->w || !p->npend) continue;
@@ -219,10 +239,32 @@ static void fwd_flush(int acked) {
     }
     send_batch(p);
   }
+  if (acked && nlate) {
+    if (!(seq = calloc((size_t)nto + nlate, sizeof *seq))) abort();
+    if (!(to = realloc(to, ((size_t)nto + nlate) * sizeof *to))) abort();
+    for (int t = 0; t < hrace__proc.size; t++) {
+      if (!late[t]) continue;
+      int i = 0;
+      while (i < nto && to[i] != t) i++;
+      if (i == nto) to[nto++] = t;
+      seq[i] = late[t];
+    }
+  }
   update_pending();
   pthread_mutex_unlock(&mu);
   if (acked)
     for (int i = 0; i < nto; i++) hrace__ctl_ping(to[i]);
+  if (seq) {                     /* applied there now: forget what the pings covered */
+    pthread_mutex_lock(&mu);
+    for (int i = 0; i < nto; i++)
+      if (seq[i] && late[to[i]] == seq[i]) {
+        late[to[i]] = 0;
+        nlate--;
+      }
+    update_pending();
+    pthread_mutex_unlock(&mu);
+  }
+  free(seq);
   free(to);
 }
 

@@ -23,6 +23,10 @@ void hrace__shared_unregister(hrace_win_t *w);
 /* The access slow path, for an access inside a peer's segment (owner: struct hrace_peer). */
 void hrace__shared_access(void *peer, uintptr_t addr, uintptr_t len, uint16_t flags, uint16_t op,
                           uint32_t atomic_class, uintptr_t pc);
+/* A COMPLETE message went to world rank `target` without waiting for its acknowledgement
+ * (hrace__rma_complete_remote): the next publication of a clock pings the target first, so
+ * the target has applied it before anything ordered after the completion can reach it. */
+void hrace__shared_late_complete(int target);
 /* Send what is batched for world rank `target` (before another message to it). */
 void hrace__shared_flush_to(int target);
 /* Progress thread at the owner: apply a FWD message to w's shadow. */

@@ -66,7 +66,7 @@ static void *xcalloc(size_t n, size_t s) {
 static void segment_init(hrace_win_t *s, void *base, uint64_t size) {
   s->base = base;
   s->size = size;
-  if (hrace__shadow_init(&s->cells, size))
+  if (hrace__shadow_init_spans(&s->cells, size))
     hrace__fatal("cannot map %llu bytes of shadow for a window", (unsigned long long)size);
   if (size) hrace__filter_add((uintptr_t)base, (uintptr_t)base + size, HRACE_TRACK_WINDOW, &s->cells);
 }

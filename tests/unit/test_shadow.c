@@ -206,8 +206,13 @@ static void *writer(void *arg) {
   view_free(&v);
   return NULL;
 }
+/* Window shadows summarize spans (hrace__shadow_init_spans); the concurrent checks run on both. */
+static int (*shadow_init)(hrace_shadow_t *, uint64_t) = hrace__shadow_init;
+
 static void test_concurrent(void) {
-  hrace__shadow_init(&csh, SZ);
+  atomic_store(&writer_races, 0);
+  atomic_store(&reader_races, 0);
+  shadow_init(&csh, SZ);
   pthread_t th[NT + 1];
   for (int k = 0; k < NT; k++) pthread_create(&th[k], NULL, reader, (void *)(intptr_t)k);
   pthread_create(&th[NT], NULL, writer, NULL);
@@ -284,7 +289,7 @@ static void *ordered_writer(void *arg) {
  * which knows nobody, must still find that round's write. */
 static void lost_write_rounds(hrace_shadow_t *sh, void *(*reader)(void *), void *(*writer)(void *),
                               const char *what) {
-  hrace__shadow_init(sh, RSZ);
+  shadow_init(sh, RSZ);
   atomic_store(&ordered_races, 0);
   pthread_barrier_init(&obar, NULL, 3);
   pthread_t a, b;
@@ -456,11 +461,68 @@ static void test_quick_concurrent(void) {
   lost_write_rounds(&qsh, quick_reader, quick_writer, "single accesses:");
 }
 
+/* Span summaries: a range over whole spans records one word per 512 bytes. Every verdict must
+ * be the per-granule one: a single access into a summarized span, a range covering part of
+ * one, a race met by a whole-span access, a clear. */
+static void test_spans(void) {
+  hrace_shadow_t sh;
+  hrace__shadow_init_spans(&sh, 8192 + 12);       /* a short last granule, outside any span */
+  view_t v0, v1;
+  view(&v0, 0, 5);
+  view(&v1, 1, 3);
+  hrace_aid_t w = lacc(0, 5, HRACE_ACC_WRITE, 0);
+  reset();
+  hrace__shadow_access(&sh, 0, 8192 + 12, w, &v0.g, sink, NULL);
+  is_int(0, got.n, "spans: a first write over the region meets nothing");
+  uint64_t words, b2, b8;
+  hrace__shadow_access(&sh, 0, 8192 + 12, w, &v0.g, sink, NULL);   /* again: covered */
+  reset();
+  hrace__shadow_access(&sh, 1000, 8, lacc(1, 3, HRACE_ACC_READ, 0), &v1.g, sink, NULL);
+  ok(got.n == 1 && got.prev[0] == w && got.off[0] == 1000 && got.len[0] == 8,
+     "spans: a single read inside a summarized span races with the write, at its bytes");
+  reset();
+  hrace__shadow_access(&sh, 2044, 4, lacc(1, 3, HRACE_ACC_WRITE, 0), &v1.g, sink, NULL);
+  ok(got.n == 1 && got.prev[0] == w, "spans: a 4-byte write splitting a summarized granule races");
+  hrace__shadow_usage(&sh, &words, &b2, &b8);
+  ok(b2 == 1, "... and split it into halves (%llu blocks)", (unsigned long long)b2);
+  /* A remote put over spans 4..7 ([2048, 4096)), summarized: one race, every byte. */
+  hrace_aid_t put = remote(HRACE_ACC_WRITE);
+  reset();
+  hrace__shadow_access(&sh, 2048, 2048, put, &v1.g, sink, NULL);
+  uint64_t bytes = 0;
+  for (int i = 0; i < got.n && i < 64; i++) bytes += got.prev[i] == w ? got.len[i] : 0;
+  ok(has_prev(w) && bytes == 2048, "spans: a put over summarized spans races with the "
+     "write on all %llu bytes still holding it", (unsigned long long)bytes);
+  /* After the put, a read ordered after nothing meets the put everywhere, the write nowhere. */
+  reset();
+  hrace__shadow_access(&sh, 2048, 2048, lacc(1, 3, HRACE_ACC_READ, 0), &v1.g, sink, NULL);
+  ok(has_prev(put) && !has_prev(w), "spans: the put replaced the write in every granule");
+  /* A range over part of a summarized span ([4096 + 100, 4096 + 300)), then the rest. */
+  hrace_aid_t r0 = lacc(0, 5, HRACE_ACC_READ, 0);
+  hrace__shadow_access(&sh, 4096, 4096, r0, &v0.g, sink, NULL);   /* same segment: covered */
+  reset();
+  hrace__shadow_access(&sh, 4196, 200, lacc(1, 3, HRACE_ACC_WRITE, 0), &v1.g, sink, NULL);
+  ok(got.n == 1 && got.prev[0] == w && got.off[0] == 4196 && got.len[0] == 200,
+     "spans: a write over part of a summarized span races there only");
+  /* Clear, then nothing is recorded: an unordered write meets no race. */
+  hrace__shadow_clear(&sh, 0, 8192 + 12);
+  reset();
+  hrace__shadow_access(&sh, 0, 8192 + 12, lacc(1, 3, HRACE_ACC_WRITE, 0), &v1.g, sink, NULL);
+  is_int(0, got.n, "spans: after a clear nothing races");
+  view_free(&v0), view_free(&v1);
+  hrace__shadow_free(&sh);
+}
+
 int main(void) {
   test_elision();
   test_seen();
+  test_spans();
   test_concurrent();
   test_ordered();
+  shadow_init = hrace__shadow_init_spans;
+  test_concurrent();
+  lost_write_rounds(&osh, ordered_reader, ordered_writer, "ranges, spans:");
+  shadow_init = hrace__shadow_init;
   test_quick();
   test_quick_concurrent();
   return tap_done();
