@@ -35,19 +35,21 @@
 
 int hrace__hdr_bytes, hrace__wire_inline, hrace__wire_epoch;
 static int tag_ub = 32767;
+static int wire_always;         /* option wire=always (testing; see fill_hdr) */
 static void stats_fields(char *buf, size_t cap);
 
 void hrace__p2p_init(void) {
   /* The frame's length must be the same at every rank (probes, in-place large receives), so
    * the ranks agree on the wire form as they agree on wire_slots (core/runtime.c). */
-  int mine[2] = { strcmp(hrace__opt.wire, "dense") != 0, 0 }, all[2];
+  int mine[2] = { !strcmp(hrace__opt.wire, "always") ? 2 : strcmp(hrace__opt.wire, "dense") != 0, 0 }, all[2];
   mine[1] = -mine[0];
   memcpy(all, mine, sizeof all);
   if (hrace__proc.world_shadow != MPI_COMM_NULL)
     PMPI_Allreduce(mine, all, 2, MPI_INT, MPI_MAX, hrace__proc.world_shadow);
   if (all[0] != -all[1] && hrace__proc.rank == 0)
-    hrace__warn("ranks were given different wire options (dense and epoch): all use epoch");
-  hrace__wire_epoch = all[0];
+    hrace__warn("ranks were given different wire options: all use %s", all[0] == 2 ? "always" : "epoch");
+  hrace__wire_epoch = all[0] != 0;
+  wire_always = all[0] == 2;
   int dense = (int)(hrace__proc.wire_len * sizeof(hrace_clk_t));
   hrace__wire_inline = hrace__wire_epoch && dense > HRACE_WIRE_INLINE ? HRACE_WIRE_INLINE : dense;
   hrace__hdr_bytes = (int)sizeof(hrace_hdr_t) + hrace__wire_inline;
@@ -304,60 +306,66 @@ static HRACE_COLD const hrace_hdr_t *recv_tail(const hrace_comm_t *rec, const hr
 
 /* ---- clocks relative to a base (wire=epoch; docs/mpi.md, "Clocks relative to a base") -----
  * The sender encodes its whole clock against the latest base it holds (coll.c), naming it,
- * always with the receiver's own entry (see decode_frame). The encoding goes in the frame's
- * inline bytes when it fits; else, when the dense entries fit there, they go as with
- * wire=dense (and a tail beyond wire_len as before); else the encoding goes whole in the tail
- * message. A thread-local buffer holds the encoding. */
+ * always with the receiver's own entry (see decode_frame), and sends the encoding in the
+ * frame's inline bytes when it fits, else whole in the tail message. Only where it pays: when
+ * the dense entries do not fit the inline bytes (more than HRACE_WIRE_INLINE / 4 of them), or
+ * when they do but the clock has entries beyond them (a tail the encoding may spare). A frame
+ * of a fixed length carries dense entries that fit at no cost beyond today's, so small jobs
+ * keep the dense frame and its speed; wire=always (testing) encodes every frame it can, so
+ * that small jobs exercise the encoding too. A thread-local buffer holds the encoding. */
 static __thread uint8_t *encbuf;
 static HRACE_COLD uint8_t *enc_alloc(void) {
   if (!(encbuf = malloc(HRACE_VC_ENC_MAX(hrace__clock_len()) + sizeof(hrace_hdr_t)))) abort();
   return encbuf;
 }
 
-/* The clock of an active send into h (flags ENC / MORE returned), or CLOCK's absence: ~0u. */
-static unsigned fill_enc(hrace_hdr_t *h, const hrace_comm_t *rec, int peer, int sync, uint32_t *sync_id) {
-  const hrace_vc_t *v = hrace__signal_clock();
-  uint32_t n = hrace__clock_len(), vn = v->n < n ? v->n : n;
+/* Encode clock c (n entries) for peer of rec into encbuf; returns its length. */
+static size_t encode(const hrace_comm_t *rec, int peer, const hrace_clk_t *c, uint32_t n) {
   const hrace_clk_t *base = NULL;
   uint32_t num = hrace__base_latest(&base);
   int dest = num ? hrace__comm_peer_world(rec, peer) : -1;
   uint8_t *b = encbuf ? encbuf : enc_alloc();
-  size_t len = hrace__vc_encode(b, num, v->c, vn, base, num ? n : 0, dest >= 0 ? (uint32_t)dest : UINT32_MAX);
-  size_t in = (size_t)hrace__wire_inline;
-  if (HRACE_LIKELY(len <= in)) {
-    hrace__copy(h->clk, b, len);
+  return hrace__vc_encode(b, num, c, n, base, num ? hrace__clock_len() : 0,
+                          dest >= 0 ? (uint32_t)dest : UINT32_MAX);
+}
+
+/* The clock of an active send into h when its dense entries do not fit the inline bytes:
+ * flags ENC [| MORE] returned, or ~0u when the tail could not go (no clock then). */
+static unsigned fill_enc(hrace_hdr_t *h, const hrace_comm_t *rec, int peer, int sync, uint32_t *sync_id) {
+  const hrace_vc_t *v = hrace__signal_clock();
+  uint32_t n = hrace__clock_len();
+  size_t len = encode(rec, peer, v->c, v->n < n ? v->n : n);
+  if (HRACE_LIKELY(len <= (size_t)hrace__wire_inline)) {
+    hrace__copy(h->clk, encbuf, len);
     count_clock(len);
     return HRACE_HDR_ENC;
-  }
-  uint32_t w = hrace__proc.wire_len;
-  if ((size_t)w * sizeof(hrace_clk_t) <= in) {   /* the dense form, as wire=dense sends it */
-    uint32_t i, m = vn;
-    for (i = 0; i < w && i < vn; i++) h->clk[i] = v->c[i];
-    for (; i < w; i++) h->clk[i] = 0;
-    while (m > w && !v->c[m - 1]) m--;
-    size_t tail = 0;
-    if (m > w) {
-      if (!sync) *sync_id = hrace__ssend_next_id();
-      tail = send_tail(rec, peer, *sync_id, v->c, m);
-    }
-    count_clock(w * sizeof(hrace_clk_t) + tail);
-    return tail ? HRACE_HDR_MORE : 0;
   }
   if (!sync) *sync_id = hrace__ssend_next_id();
   hrace_rs_t *o = hrace__rs_new(HRACE_RS_SEND);
   void *t = hrace__rs_frame(o, len);
   if (!t) abort();
-  memcpy(t, b, len);
+  memcpy(t, encbuf, len);
   if (!send_tail_bytes(rec, peer, *sync_id, o, len)) return ~0u;
   count_clock(len);
   return HRACE_HDR_ENC | HRACE_HDR_MORE;
+}
+
+/* The dense entries are in h (a clock of n entries at c): encode instead when that fits. */
+static HRACE_COLD int enc_inline(hrace_hdr_t *h, const hrace_comm_t *rec, int peer,
+                                 const hrace_clk_t *c, uint32_t n) {
+  size_t len = encode(rec, peer, c, n);
+  if (len > (size_t)hrace__wire_inline) return 0;
+  hrace__copy(h->clk, encbuf, len);
+  count_clock(len);
+  return 1;
 }
 
 /* The frame's header: the sender's clock, and its tail sent ahead to peer of rec. */
 HOT void fill_hdr(hrace_hdr_t *h, const hrace_comm_t *rec, int peer, int active, int sync,
                   uint32_t sync_id, uint32_t site) {
   unsigned more = 0;
-  if (hrace__wire_epoch) {
+  uint32_t w = hrace__proc.wire_len;
+  if (HRACE_UNLIKELY(w * sizeof(hrace_clk_t) > (size_t)hrace__wire_inline)) {   /* wire=epoch */
     unsigned f = active ? fill_enc(h, rec, peer, sync, &sync_id) : ~0u;
     if (f == ~0u) active = 0;   /* no clock: an inactive send, or a tail that could not go */
     else more = f;
@@ -365,10 +373,18 @@ HOT void fill_hdr(hrace_hdr_t *h, const hrace_comm_t *rec, int peer, int active,
     const hrace_clk_t *all;
     uint32_t m = hrace__signal_clock_wire(h->clk, &all);
     if (HRACE_UNLIKELY(m) && active) {
-      if (!sync) sync_id = hrace__ssend_next_id();
-      if (send_tail(rec, peer, sync_id, all, m)) more = HRACE_HDR_MORE;
+      if (hrace__wire_epoch && enc_inline(h, rec, peer, all, m)) {
+        more = HRACE_HDR_ENC;
+      } else {
+        if (!sync) sync_id = hrace__ssend_next_id();
+        size_t tail = send_tail(rec, peer, sync_id, all, m);
+        if (tail) more = HRACE_HDR_MORE;
+        count_clock(w * sizeof(hrace_clk_t) + tail);
+      }
+    } else if (active) {
+      if (HRACE_UNLIKELY(wire_always) && enc_inline(h, rec, peer, h->clk, w)) more = HRACE_HDR_ENC;
+      else count_clock(w * sizeof(hrace_clk_t));
     }
-    if (active) count_clock(hrace__proc.wire_len * sizeof(hrace_clk_t));
   }
   h->word = HRACE_FRAME_MAGIC << 8 | (active ? HRACE_HDR_CLOCK : 0) | (sync ? HRACE_HDR_SYNC : 0) | more;
   h->sync_id = sync_id;
