@@ -104,7 +104,7 @@ size_t hrace__vc_encode(uint8_t *out, uint32_t num, const hrace_clk_t *v, uint32
   for (uint32_t x = 0, next = 0; x < m; x++) {
     hrace_clk_t a = x < n ? v[x] : 0, b = base && x < len ? base[x] : 0;
     if (a == b && x != keep) continue;
-    int64_t d = (int64_t)a - (int64_t)b;
+    int64_t d = (int64_t)a - (x == keep ? 0 : (int64_t)b);   /* keep: its value itself */
     o += put_varint(out + o, x - next);
     o += put_varint(out + o, (uint64_t)(d * 2) ^ (uint64_t)(d >> 63));
     next = x + 1;
@@ -119,7 +119,8 @@ int64_t hrace__vc_encoded_base(const uint8_t *in, size_t len) {
   return (int64_t)num;
 }
 
-long hrace__vc_decode(const uint8_t *in, size_t len, hrace_clk_t *out, uint32_t n, uint8_t *sent) {
+long hrace__vc_decode(const uint8_t *in, size_t len, hrace_clk_t *out, uint32_t n, uint32_t keep,
+                      bool only_keep) {
   const uint8_t *p = in, *end = in + len;
   uint64_t num, count, gap, z;
   if (!get_varint(&p, end, &num) || !get_varint(&p, end, &count) || count > n) return -1;
@@ -129,11 +130,13 @@ long hrace__vc_decode(const uint8_t *in, size_t len, hrace_clk_t *out, uint32_t 
     x += gap;
     if (x >= n) return -1;
     int64_t d = (int64_t)(z >> 1) ^ -(int64_t)(z & 1);
-    int64_t val = (int64_t)out[x] + d;
+    if (only_keep && x != keep) {   /* coded against a base the caller lacks */
+      x++;
+      continue;
+    }
+    int64_t val = (x == keep ? 0 : (int64_t)out[x]) + d;
     if (val < 0 || val > UINT32_MAX) return -1;
-    out[x] = (hrace_clk_t)val;
-    if (sent) sent[x] = 1;
-    x++;
+    out[x++] = (hrace_clk_t)val;
   }
   return (long)(p - in);
 }

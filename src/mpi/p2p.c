@@ -602,10 +602,10 @@ HOT const hrace_hdr_t *unframe(const wire_t *w, void *hdrbuf, void *buf, int cou
  * dropped: the message was sent before the sender started the next base's collective, whose
  * exchange carried a clock that knew the message's (each rank's own entry is the most anyone
  * knows of it), so the receiver, having finished that collective and kept a later base B',
- * knows every entry of the message's clock already if its context knows B'. The entries
- * the sender did not send are then left at 0: the join ignores them, and the ones a receiver
- * reads besides (its own, for the recall of local snapshots and the message-race check) the
- * sender always sends. A context that does not know B' (an OpenMP task created before it)
+ * knows every entry of the message's clock already if its context knows B'. The entries,
+ * coded against the base, are then left at 0: the join ignores them; the one a receiver reads
+ * besides (its own, for the recall of local snapshots and the message-race check) the sender
+ * always sends as a value of its own (vc.h, keep). A context that does not know B' (an OpenMP task created before it)
  * may report false races, and says so once. A malformed encoding orders nothing. */
 static HRACE_COLD void decode_warn(const char *what) {
   static _Atomic int warned;
@@ -641,7 +641,8 @@ static const hrace_hdr_t *decode_frame(const hrace_comm_t *rec, const hrace_hdr_
   }
   if (base) hrace__copy(dec->clk, base, n * sizeof(hrace_clk_t));
   else memset(dec->clk, 0, n * sizeof(hrace_clk_t));
-  if (num < 0 || hrace__vc_decode(in, len, dec->clk, n, NULL) < 0) {
+  uint32_t keep = num > 0 ? (uint32_t)hrace__proc.rank : UINT32_MAX;   /* see encode() */
+  if (num < 0 || hrace__vc_decode(in, len, dec->clk, n, keep, num > 0 && !base) < 0) {
     decode_warn("a message's clock arrived malformed or incomplete");
     dec->word &= ~(uint32_t)HRACE_HDR_CLOCK;
     memset(dec->clk, 0, n * sizeof(hrace_clk_t));
