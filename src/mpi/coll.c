@@ -294,7 +294,8 @@ static hrace_clk_t *second_round(const hrace_coll_t *c, const hrace_clk_t *send,
  * process delivered, laid out by world rank: recv[i] is member i's own entry at its start, the
  * same array at every member. Bases are numbered 1, 2, ... in the order of those collectives,
  * which is the same at every process when the application makes one MPI call at a time
- * (hrace__mpi_serial) and a rank's clock is its one entry (sparse()): each such exchange
+ * at every rank (hrace__mpi_serial, agreed at MPI_Init: hrace__wire_bases) and a rank's clock
+ * is its one entry (sparse()): each such exchange
  * completes at one process only after every member started it, and a blocking call ends
  * before the next begins, so two processes cannot take two of them in opposite orders. Under
  * those two conditions a process has also finished base N before it handles any frame that a
@@ -310,8 +311,8 @@ static uint32_t bases_made, base_last;   /* collectives counted; the latest base
 
 static int makes_base(const hrace_coll_t *c) {
   const hrace_comm_t *r = c->rec;
-  return hrace__wire_epoch && (c->kind == HRACE_COLL_BARRIER || c->kind == HRACE_COLL_ALL2ALL) &&
-         hrace__mpi_serial() && sparse(r) && r->nout == 0 && r->size == hrace__proc.size;
+  return hrace__wire_bases && (c->kind == HRACE_COLL_BARRIER || c->kind == HRACE_COLL_ALL2ALL) &&
+         !r->inter && sparse(r) && r->nout == 0 && r->size == hrace__proc.size;
 }
 
 /* Every member counts the collective; those whose exchange delivered keep its base. */

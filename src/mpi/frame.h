@@ -56,8 +56,9 @@ static inline uint32_t hrace__hdr_clock_n(const hrace_hdr_t *h) {
 extern int hrace__hdr_bytes;
 #define HRACE_WIRE_INLINE 64
 extern int hrace__wire_inline;
-/* wire=epoch, agreed by every rank at MPI_Init (p2p.c). */
-extern int hrace__wire_epoch;
+/* wire=epoch, agreed by every rank at MPI_Init (p2p.c); and whether world collectives make
+ * bases: wire=epoch and every rank makes one MPI call at a time (coll.c). */
+extern int hrace__wire_epoch, hrace__wire_bases;
 
 /* Bases (coll.c): the latest this process holds (its number, 0 if none, and its clock_len
  * entries at *v); the one numbered num, or NULL and in *newer the oldest held after it (NULL

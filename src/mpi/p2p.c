@@ -33,26 +33,34 @@
 #include "report/report.h"
 #include "core/thread.h"
 
-int hrace__hdr_bytes, hrace__wire_inline, hrace__wire_epoch;
+int hrace__hdr_bytes, hrace__wire_inline, hrace__wire_epoch, hrace__wire_bases;
 static int tag_ub = 32767;
 static int wire_always;         /* option wire=always (testing; see fill_hdr) */
+static int dense_fits;          /* wire_len entries fit the frame's inline bytes */
+static int count_plain;         /* hrace__mpi_serial(), read at MPI_Init: see count_dense */
 static void stats_fields(char *buf, size_t cap);
 
 void hrace__p2p_init(void) {
   /* The frame's length must be the same at every rank (probes, in-place large receives), so
    * the ranks agree on the wire form as they agree on wire_slots (core/runtime.c). */
-  int mine[2] = { !strcmp(hrace__opt.wire, "always") ? 2 : strcmp(hrace__opt.wire, "dense") != 0, 0 }, all[2];
+  /* {the wire form, its negation, 1 if this rank may make two MPI calls at once}: bases need
+   * every rank to make one call at a time (coll.c), and ranks may ask different levels. */
+  int mine[3] = { !strcmp(hrace__opt.wire, "always") ? 2 : strcmp(hrace__opt.wire, "dense") != 0, 0,
+                  !hrace__mpi_serial() }, all[3];
   mine[1] = -mine[0];
   memcpy(all, mine, sizeof all);
   if (hrace__proc.world_shadow != MPI_COMM_NULL)
-    PMPI_Allreduce(mine, all, 2, MPI_INT, MPI_MAX, hrace__proc.world_shadow);
+    PMPI_Allreduce(mine, all, 3, MPI_INT, MPI_MAX, hrace__proc.world_shadow);
   if (all[0] != -all[1] && hrace__proc.rank == 0)
     hrace__warn("ranks were given different wire options: all use %s", all[0] == 2 ? "always" : "epoch");
   hrace__wire_epoch = all[0] != 0;
+  hrace__wire_bases = hrace__wire_epoch && !all[2];
+  count_plain = hrace__mpi_serial();
   wire_always = all[0] == 2;
   int dense = (int)(hrace__proc.wire_len * sizeof(hrace_clk_t));
   hrace__wire_inline = hrace__wire_epoch && dense > HRACE_WIRE_INLINE ? HRACE_WIRE_INLINE : dense;
   hrace__hdr_bytes = (int)sizeof(hrace_hdr_t) + hrace__wire_inline;
+  dense_fits = dense <= hrace__wire_inline;
   hrace__report_set_stats(stats_fields);
   void *v;
   int flag = 0;
@@ -163,29 +171,33 @@ static _Atomic unsigned long tails_sent, tail_bytes;
 
 /* Clock bytes of the frames this process sent (`hrace run --stats`): frames with a clock, the
  * bytes their clocks needed (the encoding, or the dense entries and their tail) and the most
- * one needed. Plain counters while the application makes one MPI call at a time (no atomic
- * instruction on the ping-pong's path), atomic ones otherwise. */
-static struct { _Atomic unsigned long msgs, used, used_max; } clk_stats;
-static inline void count_clock(unsigned long used) {
-  if (HRACE_LIKELY(hrace__mpi_serial())) {
-    unsigned long m = atomic_load_explicit(&clk_stats.msgs, memory_order_relaxed);
-    atomic_store_explicit(&clk_stats.msgs, m + 1, memory_order_relaxed);
-    m = atomic_load_explicit(&clk_stats.used, memory_order_relaxed);
-    atomic_store_explicit(&clk_stats.used, m + used, memory_order_relaxed);
-  } else {
-    atomic_fetch_add_explicit(&clk_stats.msgs, 1, memory_order_relaxed);
-    atomic_fetch_add_explicit(&clk_stats.used, used, memory_order_relaxed);
-  }
+ * one needed. A frame of dense entries alone, the ping-pong's, costs one increment (plain
+ * while the application makes one MPI call at a time: no atomic instruction on that path);
+ * its bytes are known (wire_len entries). The other kinds count on their own, colder, paths. */
+static struct { _Atomic unsigned long dense, msgs, used, used_max; } clk_stats;
+static inline void count_dense(void) {
+  if (HRACE_LIKELY(count_plain))
+    atomic_store_explicit(&clk_stats.dense,
+                          atomic_load_explicit(&clk_stats.dense, memory_order_relaxed) + 1,
+                          memory_order_relaxed);
+  else
+    atomic_fetch_add_explicit(&clk_stats.dense, 1, memory_order_relaxed);
+}
+static HRACE_COLD void count_clock(unsigned long used) {
+  atomic_fetch_add_explicit(&clk_stats.msgs, 1, memory_order_relaxed);
+  atomic_fetch_add_explicit(&clk_stats.used, used, memory_order_relaxed);
   unsigned long mx = atomic_load_explicit(&clk_stats.used_max, memory_order_relaxed);
-  while (HRACE_UNLIKELY(used > mx) &&
-         !atomic_compare_exchange_weak_explicit(&clk_stats.used_max, &mx, used,
-                                                memory_order_relaxed, memory_order_relaxed)) {}
+  while (used > mx && !atomic_compare_exchange_weak_explicit(&clk_stats.used_max, &mx, used,
+                                                             memory_order_relaxed,
+                                                             memory_order_relaxed)) {}
 }
 
 void hrace__p2p_stats(hrace_wire_stats_t *w) {
-  w->msgs = atomic_load(&clk_stats.msgs);
-  w->used = atomic_load(&clk_stats.used);
+  unsigned long dense = atomic_load(&clk_stats.dense), d = hrace__proc.wire_len * sizeof(hrace_clk_t);
+  w->msgs = atomic_load(&clk_stats.msgs) + dense;
+  w->used = atomic_load(&clk_stats.used) + dense * d;
   w->used_max = atomic_load(&clk_stats.used_max);
+  if (dense && d > w->used_max) w->used_max = d;
   w->tails = atomic_load(&tails_sent);
   w->tail_bytes = atomic_load(&tail_bytes);
   w->inline_bytes = (unsigned long)hrace__wire_inline;
@@ -364,14 +376,13 @@ static HRACE_COLD int enc_inline(hrace_hdr_t *h, const hrace_comm_t *rec, int pe
 HOT void fill_hdr(hrace_hdr_t *h, const hrace_comm_t *rec, int peer, int active, int sync,
                   uint32_t sync_id, uint32_t site) {
   unsigned more = 0;
-  uint32_t w = hrace__proc.wire_len;
-  if (HRACE_UNLIKELY(w * sizeof(hrace_clk_t) > (size_t)hrace__wire_inline)) {   /* wire=epoch */
+  if (HRACE_UNLIKELY(!dense_fits)) {   /* wire=epoch beyond HRACE_WIRE_INLINE / 4 entries */
     unsigned f = active ? fill_enc(h, rec, peer, sync, &sync_id) : ~0u;
     if (f == ~0u) active = 0;   /* no clock: an inactive send, or a tail that could not go */
     else more = f;
   } else {
     const hrace_clk_t *all;
-    uint32_t m = hrace__signal_clock_wire(h->clk, &all);
+    uint32_t m = hrace__signal_clock_wire(h->clk, &all), w = hrace__proc.wire_len;
     if (HRACE_UNLIKELY(m) && active) {
       if (hrace__wire_epoch && enc_inline(h, rec, peer, all, m)) {
         more = HRACE_HDR_ENC;
@@ -383,7 +394,7 @@ HOT void fill_hdr(hrace_hdr_t *h, const hrace_comm_t *rec, int peer, int active,
       }
     } else if (active) {
       if (HRACE_UNLIKELY(wire_always) && enc_inline(h, rec, peer, h->clk, w)) more = HRACE_HDR_ENC;
-      else count_clock(w * sizeof(hrace_clk_t));
+      else count_dense();
     }
   }
   h->word = HRACE_FRAME_MAGIC << 8 | (active ? HRACE_HDR_CLOCK : 0) | (sync ? HRACE_HDR_SYNC : 0) | more;
