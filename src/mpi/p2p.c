@@ -618,9 +618,9 @@ HOT const hrace_hdr_t *unframe(const wire_t *w, void *hdrbuf, void *buf, int cou
  * besides (its own, for the recall of local snapshots and the message-race check) the sender
  * always sends as a value of its own (vc.h, keep). A context that does not know B' (an OpenMP task created before it)
  * may report false races, and says so once. A malformed encoding orders nothing. */
-static HRACE_COLD void decode_warn(const char *what) {
-  static _Atomic int warned;
-  if (!atomic_exchange(&warned, 1)) hrace__warn("%s: this receive may report false races", what);
+static _Atomic int warned_base, warned_malformed;
+static HRACE_COLD void decode_warn(_Atomic int *warned, const char *what) {
+  if (!atomic_exchange(warned, 1)) hrace__warn("%s: this receive may report false races", what);
 }
 
 static const hrace_hdr_t *decode_frame(const hrace_comm_t *rec, const hrace_hdr_t *h,
@@ -648,13 +648,13 @@ static const hrace_hdr_t *decode_frame(const hrace_comm_t *rec, const hrace_hdr_
     const hrace_vc_t *g = hrace__thread_view();
     int knows = newer != NULL;
     for (uint32_t i = 0; knows && i < n; i++) knows = newer[i] <= (i < g->n ? g->c[i] : 0);
-    if (!knows) decode_warn("a message's clock was encoded against a collective's clock this rank no longer keeps");
+    if (!knows) decode_warn(&warned_base, "a message's clock was encoded against a collective's clock this rank no longer keeps");
   }
   if (base) hrace__copy(dec->clk, base, n * sizeof(hrace_clk_t));
   else memset(dec->clk, 0, n * sizeof(hrace_clk_t));
   uint32_t keep = num > 0 ? (uint32_t)hrace__proc.rank : UINT32_MAX;   /* see encode() */
   if (num < 0 || hrace__vc_decode(in, len, dec->clk, n, keep, num > 0 && !base) < 0) {
-    decode_warn("a message's clock arrived malformed or incomplete");
+    decode_warn(&warned_malformed, "a message's clock arrived malformed or incomplete");
     dec->word &= ~(uint32_t)HRACE_HDR_CLOCK;
     memset(dec->clk, 0, n * sizeof(hrace_clk_t));
   }
