@@ -1,5 +1,6 @@
 /* Vector clock operations (see vc.h for the clock convention). */
 #include "clocks/vc.h"
+#include "base/compiler.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -94,7 +95,7 @@ static inline bool get_varint(const uint8_t **p, const uint8_t *end, uint64_t *v
   return false;
 }
 
-size_t hrace__vc_encode(uint8_t *out, uint32_t num, const hrace_clk_t *v, uint32_t n,
+HRACE_COLD size_t hrace__vc_encode(uint8_t *out, uint32_t num, const hrace_clk_t *v, uint32_t n,
                         const hrace_clk_t *base, uint32_t len, uint32_t keep) {
   uint32_t m = n > len ? n : len, count = 0;
   for (uint32_t x = 0; x < m; x++)   /* the count first: two passes over a clock are cheaper than moving the entries */
@@ -112,14 +113,14 @@ size_t hrace__vc_encode(uint8_t *out, uint32_t num, const hrace_clk_t *v, uint32
   return o;
 }
 
-int64_t hrace__vc_encoded_base(const uint8_t *in, size_t len) {
+HRACE_COLD int64_t hrace__vc_encoded_base(const uint8_t *in, size_t len) {
   const uint8_t *p = in;
   uint64_t num;
   if (!get_varint(&p, in + len, &num) || num > UINT32_MAX) return -1;
   return (int64_t)num;
 }
 
-long hrace__vc_decode(const uint8_t *in, size_t len, hrace_clk_t *out, uint32_t n, uint32_t keep,
+HRACE_COLD long hrace__vc_decode(const uint8_t *in, size_t len, hrace_clk_t *out, uint32_t n, uint32_t keep,
                       bool only_keep) {
   const uint8_t *p = in, *end = in + len;
   uint64_t num, count, gap, z;

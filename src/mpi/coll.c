@@ -316,7 +316,7 @@ static int makes_base(const hrace_coll_t *c) {
 }
 
 /* Every member counts the collective; those whose exchange delivered keep its base. */
-static void base_record(const hrace_coll_t *c, const hrace_clk_t *recv, int ok) {
+static HRACE_COLD void base_record(const hrace_coll_t *c, const hrace_clk_t *recv, int ok) {
   uint32_t num = ++bases_made, n = nclk();
   struct base *b = &bases[num % BASES];
   if (!ok) return;
@@ -328,13 +328,13 @@ static void base_record(const hrace_coll_t *c, const hrace_clk_t *recv, int ok) 
   base_last = num;
 }
 
-uint32_t hrace__base_latest(const hrace_clk_t **v) {
+HRACE_COLD uint32_t hrace__base_latest(const hrace_clk_t **v) {
   if (!base_last) return 0;
   *v = bases[base_last % BASES].v;
   return base_last;
 }
 
-const hrace_clk_t *hrace__base_find(uint32_t num, const hrace_clk_t **newer) {
+HRACE_COLD const hrace_clk_t *hrace__base_find(uint32_t num, const hrace_clk_t **newer) {
   const struct base *b = &bases[num % BASES];
   if (num && b->num == num) return b->v;
   *newer = NULL;
