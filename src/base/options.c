@@ -346,6 +346,10 @@ bool hrace__options_parse(const char *spec, hrace_options_t *out, char *err, siz
     snprintf(err, errlen, "option 'transport' wants auto or tcp, got '%s'", o.transport);
     return false;
   }
+  if (strcmp(o.wire, "epoch") && strcmp(o.wire, "dense") && strcmp(o.wire, "always")) {
+    snprintf(err, errlen, "option 'wire' wants epoch, dense or always, got '%s'", o.wire);
+    return false;
+  }
   if (strcmp(o.mode, "full") && strcmp(o.mode, "window")) {
     snprintf(err, errlen, "option 'mode' wants full or window, got '%s'", o.mode);
     return false;

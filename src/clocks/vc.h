@@ -10,6 +10,7 @@
 #ifndef HRACE_CLOCKS_VC_H
 #define HRACE_CLOCKS_VC_H
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 typedef uint32_t hrace_clk_t;
@@ -35,6 +36,24 @@ void hrace__vc_grow(hrace_vc_t *v, uint32_t n);             /* at least n entrie
 bool hrace__vc_leq(const hrace_vc_t *a, const hrace_vc_t *b); /* a <= b pointwise */
 /* a || b: neither a <= b nor b <= a */
 bool hrace__vc_concurrent(const hrace_vc_t *a, const hrace_vc_t *b);
+/* A clock on the wire relative to a base both sides hold (docs/mpi.md, "Clocks relative to a
+ * base"): the entries where v differs from base, plus entry `keep` whatever its value.
+ *   varint(num)  varint(count)  count x [ varint(gap)  varint(zigzag(v[x] - base[x])) ]
+ * num names the base (0: the zero vector); gap is x minus the previous entry's x plus one
+ * (the first: x); entry keep carries zigzag(v[keep]) itself, so that a receiver that lacks the
+ * base still reads it. v has n entries and base len (missing entries are 0; base may be NULL
+ * for the zero vector; keep UINT32_MAX for none). Returns the bytes written to out, which must
+ * have room for HRACE_VC_ENC_MAX(max(n, len)) bytes. */
+#define HRACE_VC_ENC_MAX(n) (10 + (size_t)(n) * 10)
+size_t hrace__vc_encode(uint8_t *out, uint32_t num, const hrace_clk_t *v, uint32_t n,
+                        const hrace_clk_t *base, uint32_t len, uint32_t keep);
+/* The base number of an encoded clock (-1 if in[0, len) does not hold one). */
+int64_t hrace__vc_encoded_base(const uint8_t *in, size_t len);
+/* Decode into out (n entries), which the caller filled with the base (or the zero vector), with
+ * the encoder's keep: entries beyond n or a malformed or truncated stream give -1, else the
+ * bytes read. only_keep: set entry keep alone (the caller lacks the base). */
+long hrace__vc_decode(const uint8_t *in, size_t len, hrace_clk_t *out, uint32_t n, uint32_t keep,
+                      bool only_keep);
 /* Format as "[3 0 7]" into buf (for debug dumps); returns buf. */
 char *hrace__vc_format(const hrace_vc_t *v, char *buf, unsigned len);
 

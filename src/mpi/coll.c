@@ -110,6 +110,10 @@ static void count(unsigned long entries) {
   atomic_fetch_add_explicit(&xchg_bytes, 4 * entries, memory_order_relaxed);
 }
 
+void hrace__coll_counts(unsigned long *n, unsigned long *bytes) {
+  *n = atomic_load(&xchg_n), *bytes = atomic_load(&xchg_bytes);
+}
+
 void hrace__coll_fini(void) {
   hrace__note("collective clock exchanges: %lu (%lu bytes contributed)", atomic_load(&xchg_n),
               atomic_load(&xchg_bytes));
@@ -284,6 +288,68 @@ static hrace_clk_t *second_round(const hrace_coll_t *c, const hrace_clk_t *send,
   return all;
 }
 
+/* ---- bases: the clocks point-to-point frames are encoded against ----------------------------
+ * (docs/mpi.md, "Clocks relative to a base"; the proof in docs/design.md, "Clocks at scale").
+ * A *base* is what the exchange of a blocking all-to-all collective on a communicator of every
+ * process delivered, laid out by world rank: recv[i] is member i's own entry at its start, the
+ * same array at every member. Bases are numbered 1, 2, ... in the order of those collectives,
+ * which is the same at every process when the application makes one MPI call at a time
+ * at every rank (hrace__mpi_serial, agreed at MPI_Init: hrace__wire_bases) and a rank's clock
+ * is its one entry (sparse()): each such exchange
+ * completes at one process only after every member started it, and a blocking call ends
+ * before the next begins, so two processes cannot take two of them in opposite orders. Under
+ * those two conditions a process has also finished base N before it handles any frame that a
+ * process which had finished N sent: it started N (the sender's exchange completed), and the
+ * call that started it returned before the one that handles the frame. So a sender names the
+ * latest base it holds, the receiver decodes with the same array, and only a base the
+ * receiver has dropped since (it keeps BASES of them) needs the fallback of p2p.c. Elsewhere
+ * (threads, non-blocking collectives, sub-communicators) no base is made: frames are encoded
+ * against the zero vector, which is exact without any agreement. */
+#define BASES 4
+static struct base { uint32_t num; hrace_clk_t *v; } bases[BASES];
+static uint32_t bases_made, base_last;   /* collectives counted; the latest base held (0: none) */
+
+static int makes_base(const hrace_coll_t *c) {
+  const hrace_comm_t *r = c->rec;
+  return hrace__wire_bases && (c->kind == HRACE_COLL_BARRIER || c->kind == HRACE_COLL_ALL2ALL) &&
+         !r->inter && sparse(r) && r->nout == 0 && r->size == hrace__proc.size;
+}
+
+/* Every member counts the collective; those whose exchange delivered keep its base. */
+static HRACE_COLD void base_record(const hrace_coll_t *c, const hrace_clk_t *recv, int ok) {
+  uint32_t num = ++bases_made, n = nclk();
+  struct base *b = &bases[num % BASES];
+  if (!ok) return;
+  if (!b->v && !(b->v = malloc(n * sizeof *b->v))) abort();
+  memset(b->v, 0, n * sizeof *b->v);
+  for (int i = 0; i < c->rec->size; i++)
+    if (c->rec->world[i] >= 0 && (uint32_t)c->rec->world[i] < n) b->v[c->rec->world[i]] = recv[i];
+  b->num = num;
+  base_last = num;
+}
+
+HRACE_COLD uint32_t hrace__base_latest(const hrace_clk_t **v) {
+  if (!base_last) return 0;
+  *v = bases[base_last % BASES].v;
+  return base_last;
+}
+
+HRACE_COLD const hrace_clk_t *hrace__base_find(uint32_t num, const hrace_clk_t **newer) {
+  const struct base *b = &bases[num % BASES];
+  if (num && b->num == num) return b->v;
+  *newer = NULL;
+  uint32_t best = 0;
+  for (int i = 0; i < BASES; i++)
+    if (bases[i].num > num && (!best || bases[i].num < best)) best = bases[i].num, *newer = bases[i].v;
+  return NULL;
+}
+
+size_t hrace__base_bytes(void) {
+  size_t k = 0;
+  for (int i = 0; i < BASES; i++) k += bases[i].v ? nclk() * sizeof(hrace_clk_t) : 0;
+  return k;
+}
+
 /* Join what the exchange delivered into the process clock. */
 static void join(const hrace_comm_t *r, int kind, hrace_clk_t *recv, int nrecv, const char *why) {
   uint32_t n = nclk();
@@ -320,6 +386,7 @@ static void conclude(hrace_coll_t *c, hrace_clk_t *send, hrace_clk_t *recv, int 
         if (recv[p * m + j] > recv[j]) recv[j] = recv[p * m + j];
   }
   if (c->layered) all = second_round(c, send, recv, &len);
+  if (makes_base(c)) base_record(c, recv, ok);
   if (ok && c->active) {
     if (joins(c)) {
       if (c->layered) hrace__wait(all, len, c->why);

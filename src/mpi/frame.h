@@ -28,7 +28,11 @@
  * a second message on the communicator's shadow (p2p.c, "the clock's tail"). FULL is never
  * sent: it marks a header the receiver completed with that tail (hrace__proc.clock_len
  * entries). */
-enum { HRACE_HDR_CLOCK = 1, HRACE_HDR_SYNC = 2, HRACE_HDR_MORE = 4, HRACE_HDR_FULL = 0x80 };
+enum { HRACE_HDR_CLOCK = 1, HRACE_HDR_SYNC = 2, HRACE_HDR_MORE = 4, HRACE_HDR_ENC = 8,
+       HRACE_HDR_FULL = 0x80 };
+/* ENC (option wire=epoch, docs/mpi.md "Clocks relative to a base"): the clock is not wire_len
+ * words but a stream of hrace__vc_encode relative to a base (coll.c), in the frame's
+ * hrace__wire_inline bytes, or with MORE in the tail message alone. */
 
 /* 12 bytes and the clock: every byte counts at 8-byte messages (bench/README.md, "MPI"). The
  * entry count is not sent: every process has the same hrace__proc.wire_len (MPI_Init agrees on
@@ -47,8 +51,33 @@ static inline uint32_t hrace__hdr_clock_n(const hrace_hdr_t *h) {
   return hrace__hdr_flags(h) & HRACE_HDR_FULL ? hrace__proc.clock_len : hrace__proc.wire_len;
 }
 
-/* Header bytes of every frame in this job (fixed at MPI_Init: all ranks agree). */
+/* Header bytes of every frame in this job (fixed at MPI_Init: all ranks agree): 12 and the
+ * clock's inline bytes, 4 x wire_len with wire=dense, else at most HRACE_WIRE_INLINE. */
 extern int hrace__hdr_bytes;
+#define HRACE_WIRE_INLINE 64
+extern int hrace__wire_inline;
+/* wire=epoch, agreed by every rank at MPI_Init (p2p.c); and whether world collectives make
+ * bases: wire=epoch and every rank makes one MPI call at a time (coll.c). */
+extern int hrace__wire_epoch, hrace__wire_bases;
+
+/* Bases (coll.c): the latest this process holds (its number, 0 if none, and its clock_len
+ * entries at *v); the one numbered num, or NULL and in *newer the oldest held after it (NULL
+ * if none); the bytes they take. Called by the application's MPI calls only, one at a time
+ * whenever bases exist (coll.c). */
+uint32_t hrace__base_latest(const hrace_clk_t **v);
+const hrace_clk_t *hrace__base_find(uint32_t num, const hrace_clk_t **newer);
+size_t hrace__base_bytes(void);
+
+/* What the clocks cost on the wire, for the summary record (p2p.c, coll.c). */
+typedef struct hrace_wire_stats {
+  unsigned long msgs;          /* frames sent with a clock */
+  unsigned long used;          /* the bytes their clocks needed: encoded, or dense and tail */
+  unsigned long used_max;      /* the most one needed */
+  unsigned long tails, tail_bytes;   /* second messages */
+  unsigned long inline_bytes;  /* clock bytes in every frame (hrace__wire_inline) */
+} hrace_wire_stats_t;
+void hrace__p2p_stats(hrace_wire_stats_t *w);
+void hrace__coll_counts(unsigned long *n, unsigned long *bytes);
 
 /* A copy made inside hrace's wrappers. libhrace's memcpy interposer checks nothing at wrapper
  * depth > 0 (access/intercept.c), so short copies skip it: four of them per 4-byte send +

@@ -150,6 +150,7 @@ static char me_host[256];
 static bool header_written;  /* the "rank" record is in the file this process has open */
 static unsigned (*instrumented)(void);
 static const char *(*mode_of)(void);
+static void (*stats_of)(char *buf, size_t cap);
 
 static void at_exit(void);
 static void halt(void);
@@ -575,6 +576,7 @@ void hrace__report_process(void) { pthread_once(&atexit_once, register_atexit); 
 
 void hrace__report_set_instrumented(unsigned (*count)(void)) { instrumented = count; }
 void hrace__report_set_mode(const char *(*mode)(void)) { mode_of = mode; }
+void hrace__report_set_stats(void (*fields)(char *buf, size_t cap)) { stats_of = fields; }
 
 void hrace__report_init(const hrace_rank_info_t *info) {
   pthread_once(&atexit_once, register_atexit);
@@ -771,10 +773,12 @@ void hrace__report_finish(void) {
     sbuf_t b = { 0 };
     json_open();
     write_counts_unlocked();
+    char extra[512] = "";
+    if (stats_of) stats_of(extra, sizeof extra);
     sb_printf(&b, "{\"type\":\"summary\",\"rank\":%d,\"races\":%u,\"diagnostics\":%u,"
-                  "\"unreported\":%u,\"suppressed\":%u,\"instrumented\":%u,\"mode\":\"%s\"}",
+                  "\"unreported\":%u,\"suppressed\":%u,\"instrumented\":%u,\"mode\":\"%s\"%s}",
               rep_rank, n_races, n_diagnostics, unreported, n_suppressed, modules,
-              mode_of ? mode_of() : "window");
+              mode_of ? mode_of() : "window", extra);
     json_line(&b);
     free(b.p);
   }

@@ -6,6 +6,7 @@
 #ifndef HRACE_REPORT_REPORT_H
 #define HRACE_REPORT_REPORT_H
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include "report/symbolize.h"
 
@@ -71,6 +72,9 @@ void hrace__report_set_instrumented(unsigned (*count)(void));
 /* Set at load by access/full.c: which memory loads and stores were checked on, "full" or
  * "window" (option mode), for the summary. */
 void hrace__report_set_mode(const char *(*mode)(void));
+/* Extra fields of the summary record: fills buf with ",\"name\":value..." (MPI layer: clock
+ * bytes on the wire and memory, `hrace run --stats`). */
+void hrace__report_set_stats(void (*fields)(char *buf, size_t cap));
 /* Report a race. Thread-safe; never blocks on other ranks. Duplicate (kind, a.loc, b.loc)
  * pairs (in either order) are counted, not re-printed; a race that the suppressions
  * (option `suppressions`, suppress.h) match is counted as suppressed and not shown. */

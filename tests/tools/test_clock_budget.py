@@ -3,7 +3,8 @@
 A clock has one entry per rank up to MPI_THREAD_FUNNELED; above it one per rank and thread
 that may call MPI, capped by `clock_budget` (with a warning) unless `exporters` is set. A
 frame carries `wire_slots` entries per rank (default 1); the rest of the clock travels in a
-second message, only when it has a non-zero entry (a "tail"). A blocking collective's
+second message, only when it has a non-zero entry (a "tail"), unless the whole clock encoded
+(wire=epoch, docs/mpi.md "Clocks relative to a base") fits the frame. A blocking collective's
 exchange likewise sends the rest of the clock in a second round only when a member needs it
 (src/mpi/coll.c, "Layers"); its bytes are counted by the same note. The frame's bytes are read the
 way bench/mpi's `hdr` reads them: PMPI_Probe sees hrace's frame of a 0-byte message; tails are
@@ -124,10 +125,14 @@ checks.append((n == 12 + 4 * 2 and tails == (0, 0) and WARN not in err,
 checks.append((xchg == (2, 24),
                f"MULTIPLE, one thread calls MPI: a barrier's exchange sends the first layer and "
                f"the layer count, 12 bytes, not 16 entries (got {xchg})"))
-n, tails, xchg, err = run("thread", "")
+n, tails, xchg, err = run("thread", ",wire=dense")
 checks.append((n == 12 + 4 * 2 and tails == (1, 8),
-               f"MULTIPLE, a second thread of rank 0 sends: 20 bytes and a tail of 8 bytes (a "
-               f"count and its entry) (got {n}, {tails})"))
+               f"MULTIPLE, wire=dense, a second thread of rank 0 sends: 20 bytes and a tail of "
+               f"8 bytes (a count and its entry) (got {n}, {tails})"))
+n, tails, xchg, err = run("thread", "")
+checks.append((n == 12 + 4 * 2 and tails == (0, 0),
+               f"MULTIPLE, wire=epoch (default), a second thread of rank 0 sends: its clock, "
+               f"encoded, fits the frame's 8 clock bytes: 20 bytes, no tail (got {n}, {tails})"))
 checks.append((xchg == (2, 12 + 20),
                f"MULTIPLE, after the second thread sent: the second barrier's exchange has a "
                f"second round with the second layer, 12 + 8 bytes (got {xchg})"))

@@ -403,6 +403,83 @@ static void trace(unsigned seed, int bug) {
   T.asked = asked, T.yes = yes, T.differ = differ;
 }
 
+/* The wire form of point-to-point clocks (vc.h, hrace__vc_encode): a dense clock encoded
+ * against a base both sides hold decodes to itself, whatever the two hold (entries below the
+ * base included); entries equal to the base cost nothing but the kept one; a receiver without
+ * the base (decoding against zeros) still reads every entry sent exactly, the kept one among
+ * them; and a truncated or corrupted stream is refused, never read beyond its end. */
+static void wire_roundtrip(unsigned seed) {
+  unsigned save = T.rng;
+  T.rng = seed;
+  long trials = 0, wrong = 0, kept_wrong = 0, short_ok = 0, sizes_wrong = 0, junk_bad = 0;
+  uint8_t buf[HRACE_VC_ENC_MAX(300)];
+  hrace_clk_t v[300], base[300], out[300];
+  for (int t = 0; t < 20000; t++, trials++) {
+    uint32_t n = 1 + rnd(300), changed = rnd(4) ? rnd(6) : rnd(n + 1);
+    int has_base = rnd(4) != 0;
+    uint32_t num = has_base ? 1 + rnd(100000) : 0, keep = rnd(3) ? rnd(n) : UINT32_MAX;
+    for (uint32_t x = 0; x < n; x++) {
+      base[x] = has_base ? rnd(4) ? rnd(1000) : rnd(2) ? 0 : 0xfffffff0u + rnd(16) : 0;
+      v[x] = base[x];
+    }
+    for (uint32_t i = 0; i < changed; i++) {
+      uint32_t x = rnd(n);
+      v[x] = rnd(5) == 0 ? (rnd(2) ? 0 : UINT32_MAX - rnd(3)) : base[x] + rnd(300);
+      if (rnd(8) == 0 && base[x] > 0) v[x] = base[x] - 1 - rnd(base[x]);   /* below the base */
+    }
+    size_t len = hrace__vc_encode(buf, num, v, n, has_base ? base : NULL, has_base ? n : 0, keep);
+    uint32_t differ = 0;
+    for (uint32_t x = 0; x < n; x++) differ += v[x] != base[x] || x == keep;
+    if (len > HRACE_VC_ENC_MAX(n) || (differ == 0 && len > 2 + 3) || len < 2) sizes_wrong++;
+    if (hrace__vc_encoded_base(buf, len) != (int64_t)num) wrong++;
+    memcpy(out, base, n * sizeof *out);
+    if (hrace__vc_decode(buf, len, out, n, keep, false) != (long)len || memcmp(out, v, n * sizeof *v)) {
+      if (!wrong) {
+        uint32_t x = 0;
+        while (x < n && out[x] == v[x]) x++;
+        diag("n %u keep %u num %u len %zu: entry %u decoded %u, was %u (base %u)", n, keep, num,
+             len, x, x < n ? out[x] : 0, x < n ? v[x] : 0, x < n ? base[x] : 0);
+      }
+      wrong++;
+    }
+    /* Without the base: the kept entry reads exactly, nothing else is touched. */
+    memset(out, 0, sizeof out);
+    if (hrace__vc_decode(buf, len, out, n, keep, true) != (long)len) wrong++;
+    for (uint32_t x = 0; x < n; x++)
+      if (out[x] != (x == keep ? v[x] : 0)) kept_wrong++;
+    /* Truncated: refused. A shorter clock length than the entries need: refused. */
+    uint32_t cut = (uint32_t)rnd((unsigned)len);
+    memcpy(out, base, n * sizeof *out);
+    if (hrace__vc_decode(buf, cut, out, n, keep, false) >= 0) short_ok++;
+    uint32_t last = 0;
+    for (uint32_t x = 0; x < n; x++)
+      if (v[x] != base[x] || x == keep) last = x + 1;
+    if (last > 0 && hrace__vc_decode(buf, len, out, last - 1, keep, false) >= 0) short_ok++;
+    /* Random bytes: whatever they say, the decoder stays within them and within n. */
+    for (size_t i = 0; i < len; i++) buf[i] = (uint8_t)rnd(256);
+    long r = hrace__vc_decode(buf, len, out, n, keep, false);
+    if (r > (long)len) junk_bad++;
+  }
+  T.rng = save;
+  is_int(0, wrong, "encoded clocks decode to themselves against their base (%ld clocks)", trials);
+  is_int(0, kept_wrong, "without the base, the kept entry (the receiver's own) reads exactly, no other changes");
+  is_int(0, sizes_wrong, "an encoding is 2 bytes plus its entries, never above HRACE_VC_ENC_MAX");
+  is_int(0, short_ok, "truncated streams and entries beyond the clock are refused");
+  is_int(0, junk_bad, "random bytes are never read beyond their end");
+  /* The stencil case: after a base, a clock that advanced its own entry and learnt two
+   * neighbours' costs a few bytes whatever the length. */
+  for (uint32_t n = 64; n <= 100000; n *= 10) {
+    hrace_clk_t *b = calloc(n, sizeof *b), *c = calloc(n, sizeof *c);
+    uint8_t *e = malloc(HRACE_VC_ENC_MAX(n));
+    for (uint32_t x = 0; x < n; x++) b[x] = c[x] = 1000 + x % 7;
+    uint32_t me = n / 2;
+    c[me] += 3, c[me - 1] += 2, c[me + 1] += 2;
+    size_t len = hrace__vc_encode(e, 123456, c, n, b, n, me + 5);
+    ok(len <= 18, "a stencil neighbour's clock at %u entries encodes in %zu bytes", n, len);
+    free(b), free(c), free(e);
+  }
+}
+
 int main(int argc, char **argv) {
   unsigned seed = argc > 1 ? (unsigned)strtoul(argv[1], NULL, 0) : 24;
   int want = argc > 2 ? atoi(argv[2]) : 3000;
@@ -428,5 +505,6 @@ int main(int argc, char **argv) {
     bug_differ += T.differ;
   }
   ok(bug_differ > 0, "a clock that claims one world collective too many is caught (%ld)", bug_differ);
+  wire_roundtrip(seed);
   return tap_done();
 }
