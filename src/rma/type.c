@@ -89,6 +89,19 @@ static int cmp_u64(const void *a, const void *b) {
   return x < y ? -1 : x > y;
 }
 
+/* Add byte offset o to the k ranges (offset, length pairs) of r, extending the last one when o
+ * lies in it or right after it; returns the new number of ranges. Offsets come in order. */
+static uint32_t add_byte(uint64_t *r, uint32_t k, uint64_t o) {
+  if (k && r[2 * (k - 1)] + r[2 * (k - 1) + 1] >= o) {
+    uint64_t end = o + 1;
+    if (end > r[2 * (k - 1)] + r[2 * (k - 1) + 1]) r[2 * (k - 1) + 1] = end - r[2 * (k - 1)];
+    return k;
+  }
+  r[2 * k] = o;
+  r[2 * k + 1] = 1;
+  return k + 1;
+}
+
 static int flatten(MPI_Datatype dt, int count, MPI_Aint tlb, MPI_Aint textent, MPI_Aint extent,
                    int size, uint64_t **ranges, uint32_t *n);
 
@@ -228,14 +241,7 @@ static int flatten(MPI_Datatype dt, int count, MPI_Aint tlb, MPI_Aint textent, M
     if (i && o < prev) break;
     prev = o;
     o += (uint64_t)lo;
-    if (k && r[2 * (k - 1)] + r[2 * (k - 1) + 1] >= o) {
-      uint64_t end = o + 1;
-      if (end > r[2 * (k - 1)] + r[2 * (k - 1) + 1]) r[2 * (k - 1) + 1] = end - r[2 * (k - 1)];
-    } else {
-      r[2 * k] = o;
-      r[2 * k + 1] = 1;
-      k++;
-    }
+    k = add_byte(r, k, o);
   }
   if (i < total) {                       /* out of order: all offsets, sorted, then merged */
     uint64_t *off = malloc(total * sizeof *off);
@@ -245,14 +251,7 @@ static int flatten(MPI_Datatype dt, int count, MPI_Aint tlb, MPI_Aint textent, M
     k = 0;
     for (i = 0; i < total; i++) {
       uint64_t o = off[i] + (uint64_t)lo;
-      if (k && r[2 * (k - 1)] + r[2 * (k - 1) + 1] >= o) {
-        uint64_t end = o + 1;
-        if (end > r[2 * (k - 1)] + r[2 * (k - 1) + 1]) r[2 * (k - 1) + 1] = end - r[2 * (k - 1)];
-      } else {
-        r[2 * k] = o;
-        r[2 * k + 1] = 1;
-        k++;
-      }
+      k = add_byte(r, k, o);
     }
     free(off);
   }
