@@ -20,12 +20,14 @@ extra=("$@")
 
 logs=$(mktemp -d "${TMPDIR:-/tmp}/hrace-soak-XXXXXX")
 trap 'rm -rf "$logs"' EXIT
+# The runs' logs (with each failing test's output) are kept in $build/soak-logs when a test
+# changed its verdict or always failed: an intermittent failure is worth nothing without them.
 for ((i = 1; i <= runs; i++)); do
-  ctest --test-dir "$build" "${extra[@]}" >"$logs/run-$i.log" 2>&1 || true
+  ctest --test-dir "$build" --output-on-failure "${extra[@]}" >"$logs/run-$i.log" 2>&1 || true
   echo "soak: run $i of $runs: $(grep -E 'tests passed' "$logs/run-$i.log" | tail -1)"
 done
 
-python3 - "$logs" "$runs" <<'PY'
+if python3 - "$logs" "$runs" <<'PY'
 import os, re, sys
 logs, runs = sys.argv[1], int(sys.argv[2])
 verdicts = {}                     # test -> [verdict per run]
@@ -49,3 +51,12 @@ for t in skipped:
     print(f"  always skipped: {t}")
 sys.exit(1 if flipped or always else 0)
 PY
+then :
+else
+  status=$?
+  rm -rf "$build/soak-logs"
+  mkdir -p "$build/soak-logs"
+  cp "$logs"/run-*.log "$build/soak-logs/"
+  echo "soak: the runs' logs are in $build/soak-logs"
+  exit "$status"
+fi
