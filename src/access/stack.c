@@ -39,7 +39,7 @@ static HRACE_COLD uint32_t capture_slow(struct last *e, uintptr_t pc, unsigned d
 uint32_t hrace__stack_capture_at(uintptr_t pc) {
   const hrace_athread_t *t = &hrace__at;
   unsigned d = t->depth, k = d < HRACE_STACK_FRAMES - 1 ? d : HRACE_STACK_FRAMES - 1;
-  if (k > HRACE_SSTACK) k = HRACE_SSTACK;
+  _Static_assert(HRACE_STACK_FRAMES - 1 <= HRACE_SSTACK, "a chain never outgrows the ring");
   if (HRACE_UNLIKELY(!pc)) {                 /* no first frame: the shadow stack alone */
     uintptr_t f[HRACE_STACK_FRAMES];
     unsigned n = 0;
