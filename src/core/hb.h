@@ -33,6 +33,7 @@ void hrace__wait(const hrace_clk_t *c, uint32_t n, const char *why);
 typedef struct hrace_sync {
   pthread_mutex_t mu;
   hrace_vc_t l, g;
+  uint32_t base;             /* the latest wire base g covers (hrace_ctx_t.base) */
 } hrace_sync_t;
 void hrace__sync_obj_init(hrace_sync_t *s);
 void hrace__sync_obj_destroy(hrace_sync_t *s);
@@ -46,4 +47,13 @@ void hrace__acquire(hrace_sync_t *s, const char *why);   /* the caller joins s *
 hrace_ctx_t *hrace__ctx_new(void);
 void hrace__ctx_switch(hrace_ctx_t *c);           /* NULL: back to the thread's own */
 void hrace__ctx_end(hrace_ctx_t *c);              /* its index may serve a later task */
+
+/* Wire bases (mpi/coll.c, docs/mpi.md "Clocks relative to a base"): the calling context has
+ * joined base `num`'s collective; the smallest base any live context (every thread's own, every
+ * explicit task's) is known to cover. A base may be dropped once it is below that floor. */
+void hrace__ctx_know_base(uint32_t num);
+uint32_t hrace__ctx_base_floor(void);
+/* The calling thread runs no application code (the MPI library made it inside an MPI call):
+ * its own context leaves the registry, so that it keeps no base alive. */
+void hrace__ctx_unlive_thread(void);
 #endif

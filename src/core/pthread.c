@@ -96,6 +96,7 @@ typedef struct rec {
   hrace_sync_t start, end;
   pthread_t id;
   int ended, detached;       /* under mu */
+  int library;               /* made inside an MPI call: the MPI library's thread */
   hrace_list_t link;         /* on recs while listed (else linked to itself) */
 } rec_t;
 
@@ -140,6 +141,7 @@ static void ended(void *p) {
 static void *trampoline(void *p) {
   rec_t *r = p;
   hrace__acquire(&r->start, "the start of a thread (pthread_create)");
+  if (r->library) hrace__ctx_unlive_thread();   /* keeps no wire base alive (core/hb.h) */
   void *ret;
   pthread_cleanup_push(ended, r);
   ret = r->fn(r->arg);
@@ -147,17 +149,40 @@ static void *trampoline(void *p) {
   return ret;
 }
 
+/* hrace's own threads (the progress thread): no records, and out of the registry of live
+ * contexts, where their own context would keep every wire base alive (core/hb.h). */
+typedef struct own { void *(*fn)(void *); void *arg; } own_t;
+
+static void *own_trampoline(void *p) {
+  own_t o = *(own_t *)p;
+  free(p);
+  hrace__thread();
+  hrace__ctx_unlive_thread();
+  return o.fn(o.arg);
+}
+
+static int own_create(create_fn real_create, pthread_t *t, const pthread_attr_t *attr,
+                      void *(*fn)(void *), void *arg) {
+  own_t *o = malloc(sizeof *o);
+  if (!o) return real_create(t, attr, fn, arg);
+  *o = (own_t){ fn, arg };
+  int rc = real_create(t, attr, own_trampoline, o);
+  if (rc) free(o);
+  return rc;
+}
+
 HRACE_EXPORT int INTERPOSE(pthread_create)(pthread_t *t, const pthread_attr_t *attr,
                                            void *(*fn)(void *), void *arg) {
   create_fn real_create = REAL(create_fn, "pthread_create");
   if (!real_create) return EAGAIN;
   rec_t *r;
-  if (hrace__pc_in_self((uintptr_t)__builtin_return_address(0)) || !(r = calloc(1, sizeof *r)))
-    return real_create(t, attr, fn, arg);
+  if (hrace__pc_in_self((uintptr_t)__builtin_return_address(0))) return own_create(real_create, t, attr, fn, arg);
+  if (!(r = calloc(1, sizeof *r))) return real_create(t, attr, fn, arg);
   /* The application makes a second thread: full mode starts before it can run. */
   if (hrace__threads_coming_hook && hrace__pc_instrumented((uintptr_t)__builtin_return_address(0)))
     hrace__threads_coming_hook();
   r->fn = fn, r->arg = arg;
+  r->library = hrace__thread()->depth > 0;
   hrace_list_init(&r->link);
   int ds = PTHREAD_CREATE_JOINABLE;
   if (attr) pthread_attr_getdetachstate(attr, &ds);

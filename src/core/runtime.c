@@ -52,6 +52,63 @@ static void ctx_init(hrace_ctx_t *c, uint32_t idx) {
   c->g.local = &c->l;
 }
 
+/* ---- live contexts: the registry hrace__ctx_base_floor reads ------------------------------
+ * Every thread's own context from its first use to its exit (a thread-specific key's destructor
+ * takes it out; the initial thread's stays to the end), every explicit task's from creation to
+ * hrace__ctx_end. hrace's own threads are not in it. */
+static pthread_mutex_t live_mu = PTHREAD_MUTEX_INITIALIZER;
+static hrace_ctx_t *live_head;
+static pthread_key_t live_key;
+static pthread_once_t live_once = PTHREAD_ONCE_INIT;
+static __thread bool live_own __attribute__((tls_model("initial-exec")));   /* base is in it */
+
+static void live_add(hrace_ctx_t *c) {
+  pthread_mutex_lock(&live_mu);
+  c->live_prev = NULL;
+  c->live_next = live_head;
+  if (live_head) live_head->live_prev = c;
+  live_head = c;
+  pthread_mutex_unlock(&live_mu);
+}
+
+static void live_remove(hrace_ctx_t *c) {
+  pthread_mutex_lock(&live_mu);
+  if (c->live_prev) c->live_prev->live_next = c->live_next;
+  else if (live_head == c) live_head = c->live_next;
+  if (c->live_next) c->live_next->live_prev = c->live_prev;
+  c->live_prev = c->live_next = NULL;
+  pthread_mutex_unlock(&live_mu);
+}
+
+static void live_thread_exit(void *unused) {
+  (void)unused;
+  hrace__ctx_unlive_thread();
+}
+
+static void live_key_make(void) { pthread_key_create(&live_key, live_thread_exit); }
+
+void hrace__ctx_unlive_thread(void) {
+  if (live_own) live_remove(&hrace__self.base);
+  live_own = false;
+}
+
+void hrace__ctx_know_base(uint32_t num) {
+  hrace_ctx_t *c = hrace__thread()->cur;
+  if (atomic_load_explicit(&c->base, memory_order_relaxed) < num)
+    atomic_store_explicit(&c->base, num, memory_order_relaxed);
+}
+
+uint32_t hrace__ctx_base_floor(void) {
+  uint32_t floor = UINT32_MAX;
+  pthread_mutex_lock(&live_mu);
+  for (const hrace_ctx_t *c = live_head; c; c = c->live_next) {
+    uint32_t b = atomic_load_explicit(&c->base, memory_order_relaxed);
+    if (b < floor) floor = b;
+  }
+  pthread_mutex_unlock(&live_mu);
+  return floor;
+}
+
 hrace_thread_t *hrace__thread_first(void) {
   if (!hrace__self_ready) {
     hrace__self_ready = true;
@@ -61,12 +118,17 @@ hrace_thread_t *hrace__thread_first(void) {
     hrace__self.published = 1;
     ctx_init(&hrace__self.base, atomic_fetch_add(&next_idx, 1));
     hrace__self.cur = &hrace__self.base;
+    live_add(&hrace__self.base);
+    live_own = true;
+    pthread_once(&live_once, live_key_make);
+    pthread_setspecific(live_key, &hrace__self);   /* non-NULL: the destructor runs at exit */
   }
   return &hrace__self;
 }
 
 void hrace__thread_internal(void) {
   hrace_thread_t *t = &hrace__self;
+  hrace__ctx_unlive_thread();
   hrace__self_ready = true;
   t->tid = -1;
   t->reply_tag = 999;
@@ -269,6 +331,7 @@ void hrace__sync_obj_init(hrace_sync_t *s) {
   pthread_mutex_init(&s->mu, NULL);
   hrace__vc_init(&s->l, 0);
   hrace__vc_init(&s->g, 0);
+  s->base = 0;
 }
 
 void hrace__sync_obj_destroy(hrace_sync_t *s) {
@@ -284,6 +347,8 @@ void hrace__release(hrace_sync_t *s, const char *why) {
   pthread_mutex_lock(&s->mu);
   hrace__vc_join(&s->l, &c->l);
   hrace__vc_join(&s->g, &c->g);
+  uint32_t b = atomic_load_explicit(&c->base, memory_order_relaxed);
+  if (b > s->base) s->base = b;
   pthread_mutex_unlock(&s->mu);
   c->l.c[c->idx]++;
   t->run_ctx = NULL;
@@ -298,6 +363,8 @@ void hrace__acquire(hrace_sync_t *s, const char *why) {
   pthread_mutex_lock(&s->mu);
   hrace__vc_join(&c->l, &s->l);
   hrace__vc_join(&c->g, &s->g);
+  if (s->base > atomic_load_explicit(&c->base, memory_order_relaxed))
+    atomic_store_explicit(&c->base, s->base, memory_order_relaxed);
   pthread_mutex_unlock(&s->mu);
   t->run_ctx = NULL;
   c->region = why;
@@ -356,6 +423,8 @@ hrace_ctx_t *hrace__ctx_new(void) {
   hrace__vc_init(&c->g, 0);
   hrace__vc_copy(&c->g, &cr->g);
   c->g.local = &c->l;
+  atomic_store_explicit(&c->base, atomic_load_explicit(&cr->base, memory_order_relaxed), memory_order_relaxed);
+  live_add(c);
   c->region = "task creation";
   cr->l.c[cr->idx]++;                /* the creator's later accesses are not the task's past */
   t->run_ctx = NULL;
@@ -369,6 +438,7 @@ void hrace__ctx_switch(hrace_ctx_t *c) {
 }
 
 void hrace__ctx_end(hrace_ctx_t *c) {
+  live_remove(c);
   pthread_mutex_lock(&free_mu);
   if (nfree < FREE_MAX) free_idx[nfree++] = (typeof(free_idx[0])){ c->idx, c->l.c[c->idx] };
   pthread_mutex_unlock(&free_mu);

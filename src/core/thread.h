@@ -22,6 +22,12 @@
  * thread are not ordered by that accident. `idx` is the context's entry in the local part. */
 typedef struct hrace_ctx {
   uint32_t idx;
+  /* The latest wire base (mpi/coll.c) this context's global part is known to cover: set when
+   * the context joins the base's collective, carried by release / acquire and task creation,
+   * never more than the context knows (a join it does not track only leaves it lower). Read by
+   * other threads (hrace__ctx_base_floor): atomic. */
+  _Atomic uint32_t base;
+  struct hrace_ctx *live_prev, *live_next;   /* the registry of live contexts (runtime.c) */
   const char *region;        /* the last synchronisation event of this context (reports) */
   hrace_vc_t l;              /* local clock part: entry per context of this process */
   hrace_vc_t g;              /* global clock part: entry per exporter; g.local = &l */

@@ -302,11 +302,22 @@ static hrace_clk_t *second_round(const hrace_coll_t *c, const hrace_clk_t *send,
  * process which had finished N sent: it started N (the sender's exchange completed), and the
  * call that started it returned before the one that handles the frame. So a sender names the
  * latest base it holds, the receiver decodes with the same array, and only a base the
- * receiver has dropped since (it keeps BASES of them) needs the fallback of p2p.c. Elsewhere
+ * receiver has dropped since (see bases_prune) needs the fallback of p2p.c. Elsewhere
  * (threads, non-blocking collectives, sub-communicators) no base is made: frames are encoded
  * against the zero vector, which is exact without any agreement. */
-#define BASES 4
-static struct base { uint32_t num; hrace_clk_t *v; } bases[BASES];
+/* Which bases a rank keeps. A frame naming base N is decoded exactly with N; without it only
+ * by a receiving context that knows a later base (p2p.c, decode_frame). Each context records
+ * the latest base it is known to cover (core/hb.h), so N may go once every live context covers
+ * N + 1: hrace__ctx_base_floor() > N. Contexts that stay behind (an OpenMP task created before
+ * the collectives, a pool thread idle since its last region) keep their bases alive, up to a
+ * bound of KEEP_BYTES (at least BASES_MIN bases, at most BASES_MAX); past it the oldest go,
+ * and a lagging context that then receives a frame naming one says so (p2p.c). The BASES_MIN
+ * newest are always kept. */
+#define BASES_MIN 4
+#define BASES_MAX 1024
+#define KEEP_BYTES (8u << 20)
+static struct base { uint32_t num; hrace_clk_t *v; } *bases;   /* ascending num */
+static uint32_t nbases, capbases;
 static uint32_t bases_made, base_last;   /* collectives counted; the latest base held (0: none) */
 
 static int makes_base(const hrace_coll_t *c) {
@@ -315,40 +326,53 @@ static int makes_base(const hrace_coll_t *c) {
          !r->inter && sparse(r) && r->nout == 0 && r->size == hrace__proc.size;
 }
 
+static uint32_t bases_bound(void) {
+  uint32_t per = nclk() * (uint32_t)sizeof(hrace_clk_t), k = per ? KEEP_BYTES / per : BASES_MAX;
+  return k < BASES_MIN ? BASES_MIN : k > BASES_MAX ? BASES_MAX : k;
+}
+
+/* Drop the bases no live context can need, and the oldest beyond the bound. */
+static HRACE_COLD void bases_prune(void) {
+  uint32_t floor = hrace__ctx_base_floor(), bound = bases_bound(), k = 0;
+  while (k + BASES_MIN < nbases && (bases[k].num < floor || nbases - k > bound)) free(bases[k++].v);
+  if (k) memmove(bases, bases + k, (nbases - k) * sizeof *bases), nbases -= k;
+}
+
 /* Every member counts the collective; those whose exchange delivered keep its base. */
 static HRACE_COLD void base_record(const hrace_coll_t *c, const hrace_clk_t *recv, int ok) {
   uint32_t num = ++bases_made, n = nclk();
-  struct base *b = &bases[num % BASES];
   if (!ok) return;
-  if (!b->v && !(b->v = malloc(n * sizeof *b->v))) abort();
-  memset(b->v, 0, n * sizeof *b->v);
+  if (nbases == capbases) {
+    capbases = capbases ? 2 * capbases : 8;
+    if (!(bases = realloc(bases, capbases * sizeof *bases))) abort();
+  }
+  hrace_clk_t *v = calloc(n ? n : 1, sizeof *v);
+  if (!v) abort();
   for (int i = 0; i < c->rec->size; i++)
-    if (c->rec->world[i] >= 0 && (uint32_t)c->rec->world[i] < n) b->v[c->rec->world[i]] = recv[i];
-  b->num = num;
+    if (c->rec->world[i] >= 0 && (uint32_t)c->rec->world[i] < n) v[c->rec->world[i]] = recv[i];
+  bases[nbases++] = (struct base){ num, v };
   base_last = num;
 }
 
 HRACE_COLD uint32_t hrace__base_latest(const hrace_clk_t **v) {
   if (!base_last) return 0;
-  *v = bases[base_last % BASES].v;
+  *v = bases[nbases - 1].v;
   return base_last;
 }
 
 HRACE_COLD const hrace_clk_t *hrace__base_find(uint32_t num, const hrace_clk_t **newer) {
-  const struct base *b = &bases[num % BASES];
-  if (num && b->num == num) return b->v;
   *newer = NULL;
-  uint32_t best = 0;
-  for (int i = 0; i < BASES; i++)
-    if (bases[i].num > num && (!best || bases[i].num < best)) best = bases[i].num, *newer = bases[i].v;
+  for (uint32_t i = 0; i < nbases; i++) {
+    if (bases[i].num == num) return bases[i].v;
+    if (bases[i].num > num) {
+      *newer = bases[i].v;
+      break;
+    }
+  }
   return NULL;
 }
 
-size_t hrace__base_bytes(void) {
-  size_t k = 0;
-  for (int i = 0; i < BASES; i++) k += bases[i].v ? nclk() * sizeof(hrace_clk_t) : 0;
-  return k;
-}
+size_t hrace__base_bytes(void) { return (size_t)nbases * nclk() * sizeof(hrace_clk_t); }
 
 /* Join what the exchange delivered into the process clock. */
 static void join(const hrace_comm_t *r, int kind, hrace_clk_t *recv, int nrecv, const char *why) {
@@ -386,14 +410,17 @@ static void conclude(hrace_coll_t *c, hrace_clk_t *send, hrace_clk_t *recv, int 
         if (recv[p * m + j] > recv[j]) recv[j] = recv[p * m + j];
   }
   if (c->layered) all = second_round(c, send, recv, &len);
-  if (makes_base(c)) base_record(c, recv, ok);
+  int base = makes_base(c);
+  if (base) base_record(c, recv, ok);
   if (ok && c->active) {
     if (joins(c)) {
       if (c->layered) hrace__wait(all, len, c->why);
       else join(c->rec, c->kind, recv, nrecv, c->why);
+      if (base) hrace__ctx_know_base(base_last);
     }
     if (ticks(c)) hrace__signal_done(c->why);
   }
+  if (base && ok) bases_prune();
   if (all != recv) free(all);
   free(send);
   free(recv);

@@ -638,8 +638,11 @@ HOT const hrace_hdr_t *unframe(const wire_t *w, void *hdrbuf, void *buf, int cou
  * knows every entry of the message's clock already if its context knows B'. The entries,
  * coded against the base, are then left at 0: the join ignores them; the one a receiver reads
  * besides (its own, for the recall of local snapshots and the message-race check) the sender
- * always sends as a value of its own (vc.h, keep). A context that does not know B' (an OpenMP task created before it)
- * may report false races, and says so once. A malformed encoding orders nothing. */
+ * always sends as a value of its own (vc.h, keep). A base is dropped only once every live
+ * context knows a later one (coll.c, bases_prune), so a context that does not know B' (an
+ * OpenMP task created before it) finds its base kept, unless the bound on kept bases forced
+ * it out: then it may report false races, and says so once. A malformed encoding orders
+ * nothing. */
 static _Atomic int warned_base, warned_malformed;
 static HRACE_COLD void decode_warn(_Atomic int *warned, const char *what) {
   if (!atomic_exchange(warned, 1)) hrace__warn("%s: this receive may report false races", what);
@@ -670,7 +673,7 @@ static HRACE_COLD const hrace_hdr_t *decode_frame(const hrace_comm_t *rec, const
     const hrace_vc_t *g = hrace__thread_view();
     int knows = newer != NULL;
     for (uint32_t i = 0; knows && i < n; i++) knows = newer[i] <= (i < g->n ? g->c[i] : 0);
-    if (!knows) decode_warn(&warned_base, "a message's clock was encoded against a collective's clock this rank no longer keeps");
+    if (!knows) decode_warn(&warned_base, "a message's clock was encoded against a collective's clock this rank no longer keeps (a context lagged behind more collectives than it keeps)");
   }
   if (base) hrace__copy(dec->clk, base, n * sizeof(hrace_clk_t));
   else memset(dec->clk, 0, n * sizeof(hrace_clk_t));

@@ -6,7 +6,7 @@
  */
 /* A message sent before six barriers and received after them, by a wildcard receive: its clock
  * was encoded against the base of the barrier before it, which the receiver no longer keeps
- * (it keeps four: src/mpi/coll.c). Rank 2 sends without knowing that rank 1's first wildcard
+ * (it keeps the four newest once no context of it lags behind them: src/mpi/coll.c). Rank 2 sends without knowing that rank 1's first wildcard
  * receive matched rank 0's message, so its message could have matched that receive instead:
  * a message race, which hrace finds from the sender's knowledge of the receiver's own entry.
  * That entry must survive the missing base (it travels as a value of its own); decoded from a
