@@ -18,6 +18,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include "access/stack.h"
 #include "base/hash.h"
 #include "core/hooks.h"
 #include "core/race.h"
@@ -253,10 +254,24 @@ static int run_room(run_t *r) {
   return 1;
 }
 
+/* Is dt predefined? The last few predefined handles are kept per thread (they name their
+ * type for the whole run): a run begins at every call after a completion (a hash table's
+ * compare-and-swap and flush), which asked MPI four times per call. */
+enum { NAMED_KEPT = 4 };
+static __thread MPI_Datatype named_kept[NAMED_KEPT] __attribute__((tls_model("initial-exec")));
+static __thread unsigned named_next __attribute__((tls_model("initial-exec")));
+
 static int named(MPI_Datatype dt) {
   int ni, na, nd, comb;
-  return PMPI_Type_get_envelope(dt, &ni, &na, &nd, &comb) == MPI_SUCCESS &&
-         comb == MPI_COMBINER_NAMED;
+  if (dt == MPI_DATATYPE_NULL) return 0;
+  for (unsigned i = 0; i < NAMED_KEPT && i < named_next; i++)
+    if (named_kept[i] == dt) return 1;
+  if (PMPI_Type_get_envelope(dt, &ni, &na, &nd, &comb) != MPI_SUCCESS ||
+      comb != MPI_COMBINER_NAMED)
+    return 0;
+  named_kept[named_next % NAMED_KEPT] = dt;
+  if (++named_next >= 2 * NAMED_KEPT) named_next = NAMED_KEPT;   /* no overflow */
+  return 1;
 }
 
 /* Called at every completion: what the runs recorded before it is stale. */
@@ -277,7 +292,7 @@ static int probe(MPI_Win win, const hrace_rma_call_t *c, uintptr_t pc) {
     run_t *r = &rs.run[(rs.last + k) % RUNS];
     if (r->gen != gen || !r->n || r->ctx != t->cur || !run_same(r, win, c, pc)) continue;
     if (!keyed++) {
-      rs.stack = hrace__stack_capture_hook ? hrace__stack_capture_hook(pc) : 0;
+      rs.stack = hrace__stack_capture_at(pc);   /* direct: inlined, no hook */
       rs.clock = clock_print(&t->cur->g);
     }
     if (r->stack != rs.stack || r->clock != rs.clock) continue;
@@ -290,7 +305,7 @@ static int probe(MPI_Win win, const hrace_rma_call_t *c, uintptr_t pc) {
     return 0;
   }
   if (!keyed) {
-    rs.stack = hrace__stack_capture_hook ? hrace__stack_capture_hook(pc) : 0;
+    rs.stack = hrace__stack_capture_at(pc);
     rs.clock = clock_print(&t->cur->g);
   }
   return 0;
@@ -389,7 +404,7 @@ void hrace__rma_end(hrace_rma_call_t *c, int rc) {
     /* The call's site with its caller chain (the shadow stack of instrumented code), which
      * travels with the record so that the target's report shows as deep a stack for the
      * operation as for its own access. */
-    uint32_t stack = hrace__stack_capture_hook ? hrace__stack_capture_hook(c->pc) : 0;
+    uint32_t stack = rs.on ? rs.stack : hrace__stack_capture_at(c->pc);   /* probe's, if any */
     const hrace_srcloc_t *site = hrace__site_here(stack, c->pc), loc = *site;
     uint32_t packed_len;
     const void *packed = hrace__site_pack(site, &packed_len);
