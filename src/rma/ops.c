@@ -146,7 +146,8 @@ static int clip(hrace_rma_call_t *c, uint64_t base, uint64_t size, uint64_t *lo,
  *
  * The calls are kept by *run*: every argument but the displacement (and the code address,
  * caller chain, context and clock), each run with the displacements it has seen and how often
- * (1: the first went the whole way; 2: the second too, later ones are repeats). A loop over
+ * (1: the first went the whole way; 2: the second too, or the first of a call that writes no
+ * origin-side buffer: later ones are repeats). A loop over
  * many offsets (a histogram's 4096 bins, 64 offsets of a get loop) is one run whose table holds
  * each distinct displacement once: memory is bounded by the distinct target ranges of an
  * epoch, and a call finds its run with one compare against the last run this thread used. */
@@ -392,9 +393,14 @@ static void remember(const hrace_rma_call_t *c) {
     }
   }
   if (!run_room(r)) return;
+  /* A second identical call is checked only if it writes an origin-side buffer (a get's, a
+   * result buffer): two such calls race there, and the second finds it. One that only reads
+   * its buffers (an accumulate) meets the first nowhere: nothing is left to check. */
+  int writes = 0;
+  for (int b = 0; b < c->nbuf; b++) writes |= c->buf[b].writes && c->buf[b].count > 0;
   rs.slot = disp_slot(r, c->disp);
   r->disp[rs.slot] = c->disp;
-  r->state[rs.slot] = 1;
+  r->state[rs.slot] = writes ? 1 : 2;
   r->n++;
 }
 
