@@ -136,7 +136,8 @@ static int clip(hrace_rma_call_t *c, uint64_t base, uint64_t size, uint64_t *lo,
  * address and caller chain) while the earlier ones are still in flight, with its clock
  * unchanged since, would send a record equal to one the target holds already and track a
  * buffer that is tracked already. From the third such call on (the first two went the whole
- * way, so a race between two of them has been found and reported) the call does nothing here.
+ * way, so a race between two of them has been found and reported; from the second on for a
+ * call that writes no origin-side buffer, two of which never race) the call does nothing here.
  * `gen` changes at every completion (remote or local, any window, any thread, window freed):
  * what was recorded before it is stale. Only predefined datatypes (their handles never change
  * meaning), no requests, no puts (each put is a write at the target of its own, whose race
@@ -279,7 +280,7 @@ static int named(MPI_Datatype dt) {
 void hrace__rma_dup_reset(void) { atomic_fetch_add_explicit(&dup_gen, 1, memory_order_seq_cst); }
 
 /* The repeat probe of a cacheable call. Returns 1 if the call is a repeat (nothing to do);
- * else sets pend_* for remember(). */
+ * else fills `rs` for remember(). */
 static int probe(MPI_Win win, const hrace_rma_call_t *c, uintptr_t pc) {
   unsigned gen = atomic_load_explicit(&dup_gen, memory_order_seq_cst);
   const hrace_thread_t *t = hrace__thread();
