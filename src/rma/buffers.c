@@ -314,17 +314,10 @@ static void on_request_done(void *arg, MPI_Request req, const MPI_Status *status
 static void finish(hrace_inflight_t *o, region_t **gone);
 static void untrack(region_t *gone);
 
-/* Caller holds mu. The live region of hull [lo, hi), created (and tracked) if new. Every live
- * region is in the filter (tracked under mu), so the filter finds it. */
-static region_t *region_of(uintptr_t lo, uintptr_t hi, int *created) {
-  hrace_range_t stack[8], *rs;
-  unsigned nr = tracked(lo, hi, stack, 8, &rs);
-  region_t *found = NULL;
-  for (unsigned i = 0; i < nr && !found; i++) {
-    region_t *g = region_at(&rs[i]);
-    if (g && g->lo == lo && g->hi == hi) found = g;
-  }
-  if (rs != stack) free(rs);
+/* Caller holds mu. The live region of hull [lo, hi), created (and tracked) if new: `found`,
+ * the one issue's look-up met (every live region is in the filter, tracked under mu, so that
+ * look-up finds it), or NULL. */
+static region_t *region_of(uintptr_t lo, uintptr_t hi, region_t *found, int *created) {
   if (found) {
     if (found->idle) idle_unlink(found);
     return found;
@@ -347,9 +340,12 @@ static hrace_inflight_t *issue(hrace_inflight_t *n, int joinable) {
   pthread_mutex_lock(&mu);
   /* Two operations in flight over the same bytes, one of them writing: a race (both are in
    * flight now, see the top of this file). The same look-up says which spans meet a window
-   * of this process (`inwin`): only those of a non-blocking call go into its shadow, so that
-   * an MPI_Isend far from every window costs no second look-up. */
+   * of this process (`inwin`): only those go into its shadow, so that a buffer far from
+   * every window costs no second look-up, and which region already tracks each span's hull
+   * (`hull`), so that finding it costs no third (a compare-and-swap's three buffers took
+   * nine filter look-ups per call). */
   unsigned inwin = 0;
+  region_t *hull[3] = { NULL, NULL, NULL };   /* the live region of each span's hull, if any */
   for (unsigned j = 0; j < n->nspan; j++) {
     const span_t *ns = &n->span[j];
     hrace_range_t stack[8], *rs;
@@ -357,6 +353,7 @@ static hrace_inflight_t *issue(hrace_inflight_t *n, int joinable) {
     for (unsigned i = 0; i < nr; i++) {
       if (rs[i].kind == HRACE_TRACK_WINDOW) inwin |= 1u << j;
       region_t *g = region_at(&rs[i]);
+      if (g && !hull[j] && g->lo == ns->lo && g->hi == ns->hi) hull[j] = g;
       if (!g || (!g->nwriters && !ns->writes)) continue;
       for (const span_t *s = g->spans; s; s = s->rnext) {
         uintptr_t at, end;
@@ -379,9 +376,10 @@ static hrace_inflight_t *issue(hrace_inflight_t *n, int joinable) {
        * windows' shadow and the history check are made under the record it joins. */
       for (unsigned j = 0; j < o->nspan; j++) {
         free(n->span[j].r);
-        into_windows(o, &o->span[j]);
-        hrace__history_check(o->span[j].r, o->span[j].n, span_aid(o, &o->span[j]),
-                             hrace__thread_view(), hrace__history_report, &o->w->cells);
+        if (inwin & (1u << j)) into_windows(o, &o->span[j]);   /* equal spans: equal bytes */
+        if (hrace__filter_history())
+          hrace__history_check(o->span[j].r, o->span[j].n, span_aid(o, &o->span[j]),
+                               hrace__thread_view(), hrace__history_report, &o->w->cells);
       }
       pthread_mutex_unlock(&mu);
       return NULL;
@@ -403,21 +401,23 @@ static hrace_inflight_t *issue(hrace_inflight_t *n, int joinable) {
     span_t *s = &o->span[j];
     int created = 0;
     s->op = o;
-    s->reg = region_of(s->lo, s->hi, &created);
+    s->reg = region_of(s->lo, s->hi, hull[j], &created);
     s->rnext = s->reg->spans;
     if (s->rnext) s->rnext->rprev = s;
     s->reg->spans = s;
     s->reg->nwriters += s->writes != 0;
     atomic_fetch_add_explicit(&s->reg->busy, 1, memory_order_release);
     if (created) added[nadded++] = s->reg;
-    if (o->w || (inwin & (1u << j))) into_windows(o, s);
+    if (inwin & (1u << j)) into_windows(o, s);
   }
   /* Tracked first, then the history of earlier accesses by other threads (issue 6): an access
    * racing with this very issue is seen by one of the two. Both under mu, so o cannot be
    * completed and recycled by another thread in between. */
   for (int i = 0; i < nadded; i++)
     hrace__filter_add(added[i]->lo, added[i]->hi, HRACE_TRACK_BUFFER, added[i]);
-  if (o->w)
+  /* Without a history (one thread has run instrumented code: access/history.h) there is
+   * nothing to check, and the descriptors span_aid would make for it are not needed. */
+  if (o->w && hrace__filter_history())
     for (unsigned j = 0; j < o->nspan; j++)
       hrace__history_check(o->span[j].r, o->span[j].n, span_aid(o, &o->span[j]),
                            hrace__thread_view(), hrace__history_report, &o->w->cells);

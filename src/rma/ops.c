@@ -18,6 +18,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include "access/stack.h"
 #include "base/hash.h"
 #include "core/hooks.h"
 #include "core/race.h"
@@ -62,6 +63,32 @@ hrace_msg_t hrace__rma_msg(const hrace_win_t *w, uint32_t type) {
                         .exporter = hrace__thread_exporter(), .complete = hrace__thread_epoch() };
 }
 
+/* The hash of dt's element type's name, and its size. Predefined types (their handles name
+ * them for the whole run) are kept per thread: the name query and its hash were a quarter of
+ * an accumulate's own cost (hist acc, callgrind: ~270 instructions of ~1100). */
+enum { ELEM_CACHE = 4 };
+static __thread struct { MPI_Datatype dt; uint64_t h; int size; } elems[ELEM_CACHE]
+    __attribute__((tls_model("initial-exec")));
+static __thread unsigned elem_next __attribute__((tls_model("initial-exec")));
+
+static uint64_t element_hash(MPI_Datatype dt, int *size) {
+  for (unsigned i = 0; i < ELEM_CACHE; i++)
+    if (elems[i].dt == dt && elems[i].h) {
+      *size = elems[i].size;
+      return elems[i].h;
+    }
+  char name[MPI_MAX_OBJECT_NAME + 1];
+  if (hrace__type_element(dt, name, size)) name[0] = 0;
+  uint64_t h = hrace_hash_str(name, HRACE_HASH_SEED);
+  int ni, na, nd, comb;
+  if (dt != MPI_DATATYPE_NULL && h &&
+      PMPI_Type_get_envelope(dt, &ni, &na, &nd, &comb) == MPI_SUCCESS && comb == MPI_COMBINER_NAMED) {
+    unsigned k = elem_next++ % ELEM_CACHE;
+    elems[k].dt = dt, elems[k].h = h, elems[k].size = *size;
+  }
+  return h;
+}
+
 uint32_t hrace__rma_atomic_class(MPI_Datatype dt) { return hrace__rma_atomic_class_at(dt, 0); }
 
 uint32_t hrace__rma_atomic_class_at(MPI_Datatype dt, uint64_t offset) {
@@ -73,10 +100,8 @@ uint32_t hrace__rma_atomic_class_at(MPI_Datatype dt, uint64_t offset) {
    * differ by a non-multiple of the element size, e.g. with disp_unit 1) do not update the
    * same elements and race. The element's phase, the target offset modulo its size, goes into
    * the class: equal phases are the same elements, aligned or not. */
-  char name[MPI_MAX_OBJECT_NAME + 1];
   int size = 0;
-  if (hrace__type_element(dt, name, &size)) name[0] = 0;
-  uint64_t h64 = hrace_hash_str(name, HRACE_HASH_SEED);
+  uint64_t h64 = element_hash(dt, &size);
   if (size > 1 && offset % (uint64_t)size)
     h64 = hrace_hash_combine(h64, offset % (uint64_t)size);
   uint32_t h = (uint32_t)(h64 ^ (h64 >> 32));
@@ -111,33 +136,56 @@ static int clip(hrace_rma_call_t *c, uint64_t base, uint64_t size, uint64_t *lo,
  * address and caller chain) while the earlier ones are still in flight, with its clock
  * unchanged since, would send a record equal to one the target holds already and track a
  * buffer that is tracked already. From the third such call on (the first two went the whole
- * way, so a race between two of them has been found and reported) the call does nothing here.
+ * way, so a race between two of them has been found and reported; from the second on for a
+ * call that writes no origin-side buffer, two of which never race) the call does nothing here.
  * `gen` changes at every completion (remote or local, any window, any thread, window freed):
- * an entry made before it is stale. Only predefined datatypes (their handles never change
- * meaning), no requests, no operations on oneself, no puts (each put is a write at the
- * target of its own, whose race with the put before it is counted there). */
-enum { DUP_SETS = 128, DUP_WAYS = 4 };   /* a set per hash, four calls per set */
-typedef struct dup {
+ * what was recorded before it is stale. Only predefined datatypes (their handles never change
+ * meaning), no requests, no puts (each put is a write at the target of its own, whose race
+ * with the put before it is counted there). Operations on oneself may repeat too: their
+ * record is applied at the issue with the thread's own clock, local part included, which is
+ * part of the key (clock_print), and a repeat would apply it again with that same clock.
+ *
+ * The calls are kept by *run*: every argument but the displacement (and the code address,
+ * caller chain, context and clock), each run with the displacements it has seen and how often
+ * (1: the first went the whole way; 2: the second too, or the first of a call that writes no
+ * origin-side buffer: later ones are repeats). A loop over
+ * many offsets (a histogram's 4096 bins, 64 offsets of a get loop) is one run whose table holds
+ * each distinct displacement once: memory is bounded by the distinct target ranges of an
+ * epoch, and a call finds its run with one compare against the last run this thread used. */
+enum { RUNS = 8,                 /* runs per thread */
+       RUN_MAX = 1 << 14 };      /* displacements per run (beyond: the whole way, uncounted) */
+typedef struct run {
   MPI_Win win;
-  unsigned op, gen, state;     /* state: identical calls seen in a row (1, 2) */
+  unsigned op, gen;            /* gen: the generation of the displacements below */
   int target, tcount;
-  MPI_Aint disp;
   MPI_Datatype tdt;
   uintptr_t pc;
   uint32_t stack;
   const void *ctx;
   uint64_t clock;              /* fingerprint of the issuing context's clock (clock_print) */
   int nbuf;
+  int named;                   /* every datatype predefined: repeats may be skipped */
   hrace_rma_buf_t buf[3];
-} dup_t;
-static __thread dup_t *dups;           /* DUP_SETS * DUP_WAYS, made on first use */
-static __thread unsigned dup_next;      /* round-robin victim within a set */
+  uint32_t n, cap;             /* displacements seen; table size (a power of two, or 0) */
+  MPI_Aint *disp;              /* open addressing by displacement ... */
+  uint8_t *state;              /* ... and how often seen (0: empty slot) */
+} run_t;
+/* Per thread, in one block of initial-exec TLS (libhrace is preloaded: a TLS access is one
+ * load off %fs, not a call to __tls_get_addr). Between _begin and _end of this thread's call
+ * (wrappers do not nest): `on` (the call may repeat), its run (NULL: a new run begins at
+ * _end), the slot of its displacement there, the generation read before its checks, whether
+ * its displacement was seen once (the second call), its caller chain and clock fingerprint. */
+typedef struct runs {
+  run_t run[RUNS];
+  unsigned last, next;         /* the run used last; round-robin victim */
+  int on, second;
+  run_t *run_of;
+  uint32_t slot, stack;
+  unsigned gen;
+  uint64_t clock;
+} runs_t;
+static __thread runs_t rs __attribute__((tls_model("initial-exec")));
 static _Atomic unsigned dup_gen = 1;
-/* Between _begin and _end of this thread's call (wrappers do not nest): its slot, the
- * generation read before its checks, and whether the slot held another call. */
-static __thread dup_t *pend_dup;
-static __thread unsigned pend_gen;
-static __thread int pend_fresh;
 
 /* Clocks only grow, so the sum of a context's entries (both parts) changes whenever the clock
  * does: equal sums and sizes of one context are equal clocks. */
@@ -151,69 +199,129 @@ static uint64_t clock_print(const hrace_vc_t *v) {
   return s;
 }
 
-static unsigned dup_slot(MPI_Win win, const hrace_rma_call_t *c, uintptr_t pc) {
-  /* One mix of the fields that tell calls of one loop apart (a probe per call: ~15
-   * instructions, against 56 for three chained combines). */
-  uint64_t h = ((uint64_t)(uintptr_t)win ^ ((uint64_t)c->op << 56)) * 0x9E3779B97F4A7C15ull;
-  h ^= ((uint64_t)c->disp ^ ((uint64_t)(uint32_t)c->target << 40)) * 0xC2B2AE3D27D4EB4Full;
-  h ^= (uint64_t)pc ^ (uint64_t)(uintptr_t)c->buf[0].addr;
-  h = hrace_hash_mix64(h);
-  return (unsigned)(h ^ (h >> 32)) % DUP_SETS;
-}
-
-static int dup_same(const dup_t *d, MPI_Win win, const hrace_rma_call_t *c, uintptr_t pc) {
-  if (d->win != win || d->op != c->op || d->target != c->target || d->disp != c->disp ||
-      d->tcount != c->tcount || d->tdt != c->tdt || d->pc != pc || d->nbuf != c->nbuf)
+/* Every argument but the displacement. */
+static int run_same(const run_t *r, MPI_Win win, const hrace_rma_call_t *c, uintptr_t pc) {
+  if (r->win != win || r->op != c->op || r->target != c->target || r->tcount != c->tcount ||
+      r->tdt != c->tdt || r->pc != pc || r->nbuf != c->nbuf)
     return 0;
   for (int b = 0; b < c->nbuf; b++)
-    if (d->buf[b].addr != c->buf[b].addr || d->buf[b].count != c->buf[b].count ||
-        d->buf[b].dt != c->buf[b].dt)
+    if (r->buf[b].addr != c->buf[b].addr || r->buf[b].count != c->buf[b].count ||
+        r->buf[b].dt != c->buf[b].dt)
       return 0;
   return 1;
 }
 
-static int named(MPI_Datatype dt) {
-  int ni, na, nd, comb;
-  return PMPI_Type_get_envelope(dt, &ni, &na, &nd, &comb) == MPI_SUCCESS &&
-         comb == MPI_COMBINER_NAMED;
+static uint32_t disp_hash(MPI_Aint d) {
+  uint64_t h = (uint64_t)d * 0x9E3779B97F4A7C15ull;
+  return (uint32_t)(h >> 32);
 }
 
-/* Called at every completion: entries made before it are stale. */
+/* The slot of displacement d in r's table: its own, or the empty one where it would go. */
+static uint32_t disp_slot(const run_t *r, MPI_Aint d) {
+  uint32_t m = r->cap - 1, i = disp_hash(d) & m;
+  while (r->state[i] && r->disp[i] != d) i = (i + 1) & m;
+  return i;
+}
+
+static void run_clear(run_t *r) {
+  if (r->cap > 256) {          /* a large table is not kept for a run that starts over */
+    free(r->disp);
+    free(r->state);
+    r->disp = NULL;
+    r->state = NULL;
+    r->cap = 0;
+  } else if (r->cap) {
+    memset(r->state, 0, r->cap);
+  }
+  r->n = 0;
+}
+
+/* Room for one more displacement (load at most 1/2); 0 if the run is full. */
+static int run_room(run_t *r) {
+  if (2 * (r->n + 1) <= r->cap) return 1;
+  if (r->n >= RUN_MAX) return 0;
+  uint32_t cap = r->cap ? 2 * r->cap : 64, oc = r->cap;
+  MPI_Aint *od = r->disp;
+  uint8_t *os = r->state;
+  if (!(r->disp = malloc(cap * sizeof *r->disp)) || !(r->state = calloc(cap, 1))) abort();
+  r->cap = cap;
+  for (uint32_t i = 0; i < oc; i++)
+    if (os[i]) {
+      uint32_t j = disp_slot(r, od[i]);
+      r->disp[j] = od[i];
+      r->state[j] = os[i];
+    }
+  free(od);
+  free(os);
+  return 1;
+}
+
+/* Is dt predefined? The last few predefined handles are kept per thread (they name their
+ * type for the whole run): a run begins at every call after a completion (a hash table's
+ * compare-and-swap and flush), which asked MPI four times per call. */
+enum { NAMED_KEPT = 4 };
+static __thread MPI_Datatype named_kept[NAMED_KEPT] __attribute__((tls_model("initial-exec")));
+static __thread unsigned named_next __attribute__((tls_model("initial-exec")));
+
+static int named(MPI_Datatype dt) {
+  int ni, na, nd, comb;
+  if (dt == MPI_DATATYPE_NULL) return 0;
+  for (unsigned i = 0; i < NAMED_KEPT && i < named_next; i++)
+    if (named_kept[i] == dt) return 1;
+  if (PMPI_Type_get_envelope(dt, &ni, &na, &nd, &comb) != MPI_SUCCESS ||
+      comb != MPI_COMBINER_NAMED)
+    return 0;
+  named_kept[named_next % NAMED_KEPT] = dt;
+  if (++named_next >= 2 * NAMED_KEPT) named_next = NAMED_KEPT;   /* no overflow */
+  return 1;
+}
+
+/* Called at every completion: what the runs recorded before it is stale. */
 void hrace__rma_dup_reset(void) { atomic_fetch_add_explicit(&dup_gen, 1, memory_order_seq_cst); }
+
+/* The repeat probe of a cacheable call. Returns 1 if the call is a repeat (nothing to do);
+ * else fills `rs` for remember(). */
+static int probe(MPI_Win win, const hrace_rma_call_t *c, uintptr_t pc) {
+  unsigned gen = atomic_load_explicit(&dup_gen, memory_order_seq_cst);
+  const hrace_thread_t *t = hrace__thread();
+  int keyed = 0;               /* rs.stack and rs.clock computed (only once a run matches) */
+  rs.on = 1;
+  rs.gen = gen;
+  rs.run_of = NULL;
+  rs.second = 0;
+  rs.clock = 0;
+  for (unsigned k = 0; k < RUNS; k++) {
+    run_t *r = &rs.run[(rs.last + k) % RUNS];
+    if (r->gen != gen || !r->n || r->ctx != t->cur || !run_same(r, win, c, pc)) continue;
+    if (!keyed++) {
+      rs.stack = hrace__stack_capture_at(pc);   /* direct: inlined, no hook */
+      rs.clock = clock_print(&t->cur->g);
+    }
+    if (r->stack != rs.stack || r->clock != rs.clock) continue;
+    rs.last = (unsigned)(r - rs.run);
+    rs.run_of = r;
+    if (!r->named) return 0;                     /* a run that never skips */
+    rs.slot = disp_slot(r, c->disp);
+    if (r->state[rs.slot] >= 2) return 1;        /* a repeat: c->w stays NULL */
+    rs.second = r->state[rs.slot] == 1;          /* the second: the whole way, then 2 */
+    return 0;
+  }
+  if (!keyed) {
+    rs.stack = hrace__stack_capture_at(pc);
+    rs.clock = clock_print(&t->cur->g);
+  }
+  return 0;
+}
 
 void hrace__rma_begin(MPI_Win win, hrace_rma_call_t *c, uintptr_t pc) {
   c->w = NULL;
   c->ranges = NULL;
   c->nranges = 0;
   c->pc = pc;
-  pend_dup = NULL;
-  if (!c->req && c->target != MPI_PROC_NULL && (c->atomic || !(c->tflags & HRACE_ACC_WRITE))) {
-    if (!dups && !(dups = calloc(DUP_SETS * DUP_WAYS, sizeof *dups))) abort();
-    dup_t *set = &dups[dup_slot(win, c, pc) * DUP_WAYS], *d = NULL;
-    unsigned gen = atomic_load_explicit(&dup_gen, memory_order_seq_cst);
-    for (unsigned k = 0; k < DUP_WAYS && !d; k++)
-      if (set[k].gen == gen && dup_same(&set[k], win, c, pc)) d = &set[k];
-    if (d) {
-      const hrace_thread_t *t = hrace__thread();
-      uint32_t stack = hrace__stack_capture_hook ? hrace__stack_capture_hook(pc) : 0;
-      if (d->ctx == t->cur && d->stack == stack && d->clock == clock_print(&t->cur->g)) {
-        if (d->state >= 2) return;       /* elided: c->w stays NULL */
-        pend_dup = d;                    /* the second: the whole way, then state 2 */
-        pend_gen = gen;
-        pend_fresh = 0;
-      }
-    }
-    if (!pend_dup) {
-      if (!d) {                          /* a stale way, else the next in turn */
-        for (unsigned k = 0; k < DUP_WAYS && !d; k++)
-          if (set[k].gen != gen) d = &set[k];
-        if (!d) d = &set[dup_next++ % DUP_WAYS];
-      }
-      pend_dup = d;
-      pend_gen = gen;
-      pend_fresh = 1;
-    }
-  }
+  rs.on = 0;
+  if (!c->req && c->target != MPI_PROC_NULL && (c->atomic || !(c->tflags & HRACE_ACC_WRITE)) &&
+      probe(win, c, pc))
+    return;
   hrace_win_t *w = hrace__win_of(win);
   if (!w || c->target == MPI_PROC_NULL) return;
   const char *what = hrace__op_name(c->op);
@@ -252,26 +360,49 @@ void hrace__rma_begin(MPI_Win win, hrace_rma_call_t *c, uintptr_t pc) {
   c->w = w;
 }
 
-/* After a call that went the whole way: fill its slot (the first of a run) or mark the run
- * as checked (the second), unless a completion came in between or the call may not repeat
- * silently. */
-static void remember(const hrace_rma_call_t *c, int to, uint32_t stack) {
-  dup_t *d = pend_dup;
-  if (to == hrace__proc.rank) return;
-  if (atomic_load_explicit(&dup_gen, memory_order_seq_cst) != pend_gen) return;
-  const hrace_thread_t *t = hrace__thread();
-  if (!pend_fresh) {   /* the datatypes are asked about only when a run begins */
-    if (!named(c->tdt)) return;
-    for (int b = 0; b < c->nbuf; b++)
-      if (c->buf[b].count > 0 && !named(c->buf[b].dt)) return;
-    d->state = 2;
-    return;
+/* After a call that went the whole way: count its displacement in its run (a new run if it
+ * had none), unless a completion came in between or the call may not repeat silently. */
+static void remember(const hrace_rma_call_t *c) {
+  if (atomic_load_explicit(&dup_gen, memory_order_seq_cst) != rs.gen) return;
+  run_t *r = rs.run_of;
+  if (r) {
+    if (!r->named) return;
+    if (rs.second) {
+      r->state[rs.slot] = 2;
+      return;
+    }
+  } else {
+    /* A new run: a stale one's place, else the next in turn. The datatypes are asked about
+     * only when a run begins. */
+    const hrace_thread_t *t = hrace__thread();
+    for (unsigned k = 0; k < RUNS && !r; k++)
+      if (rs.run[k].gen != rs.gen || !rs.run[k].n) r = &rs.run[k];
+    if (!r) r = &rs.run[rs.next++ % RUNS];
+    run_clear(r);
+    r->win = c->w->win, r->op = c->op, r->gen = rs.gen, r->target = c->target;
+    r->tcount = c->tcount, r->tdt = c->tdt, r->pc = c->pc, r->stack = rs.stack;
+    r->ctx = t->cur, r->clock = rs.clock, r->nbuf = c->nbuf;
+    r->named = named(c->tdt);
+    for (int b = 0; b < c->nbuf; b++) {
+      r->buf[b] = c->buf[b];
+      if (c->buf[b].count > 0 && !named(c->buf[b].dt)) r->named = 0;
+    }
+    rs.last = (unsigned)(r - rs.run);
+    if (!r->named) {
+      r->n = 1;                /* found by later calls, which then skip nothing */
+      return;
+    }
   }
-  *d = (dup_t){ .win = c->w->win, .op = c->op, .gen = pend_gen, .state = 1,
-                .target = c->target, .tcount = c->tcount, .disp = c->disp, .tdt = c->tdt,
-                .pc = c->pc, .stack = stack, .ctx = t->cur, .clock = clock_print(&t->cur->g),
-                .nbuf = c->nbuf };
-  for (int b = 0; b < c->nbuf; b++) d->buf[b] = c->buf[b];
+  if (!run_room(r)) return;
+  /* A second identical call is checked only if it writes an origin-side buffer (a get's, a
+   * result buffer): two such calls race there, and the second finds it. One that only reads
+   * its buffers (an accumulate) meets the first nowhere: nothing is left to check. */
+  int writes = 0;
+  for (int b = 0; b < c->nbuf; b++) writes |= c->buf[b].writes && c->buf[b].count > 0;
+  rs.slot = disp_slot(r, c->disp);
+  r->disp[rs.slot] = c->disp;
+  r->state[rs.slot] = writes ? 1 : 2;
+  r->n++;
 }
 
 void hrace__rma_end(hrace_rma_call_t *c, int rc) {
@@ -280,7 +411,7 @@ void hrace__rma_end(hrace_rma_call_t *c, int rc) {
     /* The call's site with its caller chain (the shadow stack of instrumented code), which
      * travels with the record so that the target's report shows as deep a stack for the
      * operation as for its own access. */
-    uint32_t stack = hrace__stack_capture_hook ? hrace__stack_capture_hook(c->pc) : 0;
+    uint32_t stack = rs.on ? rs.stack : hrace__stack_capture_at(c->pc);   /* probe's, if any */
     const hrace_srcloc_t *site = hrace__site_here(stack, c->pc), loc = *site;
     uint32_t packed_len;
     const void *packed = hrace__site_pack(site, &packed_len);
@@ -333,10 +464,10 @@ void hrace__rma_end(hrace_rma_call_t *c, int rc) {
     pthread_mutex_unlock(&w->omu);
     hrace__vc_free(&joined);
     hrace__buffers_issue(c, site);
-    if (pend_dup) remember(c, to, stack);
+    if (rs.on) remember(c);
   }
-  pend_dup = NULL;
-  free(c->ranges);
+  rs.on = 0;
+  if (c->ranges) free(c->ranges);
   c->ranges = NULL;
 }
 
@@ -389,12 +520,13 @@ void hrace__rma_complete_local(hrace_win_t *w, int target) { hrace__buffers_comp
 #define BUF(a, c, d, wr) ((hrace_rma_buf_t){ (a), (c), (d), (wr) })
 
 /* Run the real call between _begin and _end (active, ret: the generated wrapper's, wrappers.def
- * class "rma"). */
+ * class "rma"). _end only for a call _begin found work for (call.w): any other holds nothing
+ * to release, and a repeat (ops.c, "Repeated operations") then costs no second call. */
 #define CALL(win, call, pmpi)                                         \
   int on_ = active;                                                   \
   if (on_) hrace__rma_begin(win, &call, hrace__caller(ret));          \
   int rc = pmpi;                                                      \
-  if (on_) hrace__rma_end(&call, rc);                                 \
+  if (on_ && call.w) hrace__rma_end(&call, rc);                       \
   return rc
 
 /* Target access of an accumulate-family operation with op `mop`. */

@@ -105,14 +105,42 @@ static uint32_t add_byte(uint64_t *r, uint32_t k, uint64_t o) {
 static int flatten(MPI_Datatype dt, int count, MPI_Aint tlb, MPI_Aint textent, MPI_Aint extent,
                    int size, uint64_t **ranges, uint32_t *n);
 
+/* The size and extents of the predefined types this thread used last: their handles name them
+ * for the whole run, so an RMA call with MPI_LONG buffers (three per MPI_Compare_and_swap,
+ * and its target) asks MPI once, not three times per buffer. */
+enum { SHAPES = 8 };
+static __thread struct shape {
+  MPI_Datatype dt;
+  int size;
+  MPI_Aint extent, tlb, textent;
+} shapes[SHAPES] __attribute__((tls_model("initial-exec")));
+static __thread unsigned shape_next __attribute__((tls_model("initial-exec")));
+
+static int shape_of(MPI_Datatype dt, int *size, MPI_Aint *extent, MPI_Aint *tlb, MPI_Aint *textent) {
+  for (unsigned i = 0; i < SHAPES; i++)
+    if (shapes[i].dt == dt && shapes[i].size) {
+      *size = shapes[i].size, *extent = shapes[i].extent;
+      *tlb = shapes[i].tlb, *textent = shapes[i].textent;
+      return MPI_SUCCESS;
+    }
+  int rc, ni, na, nd, combiner;
+  MPI_Aint lb;
+  if ((rc = PMPI_Type_size(dt, size)) != MPI_SUCCESS) return rc;
+  if ((rc = PMPI_Type_get_extent(dt, &lb, extent)) != MPI_SUCCESS) return rc;
+  if ((rc = PMPI_Type_get_true_extent(dt, tlb, textent)) != MPI_SUCCESS) return rc;
+  if (*size > 0 && PMPI_Type_get_envelope(dt, &ni, &na, &nd, &combiner) == MPI_SUCCESS &&
+      combiner == MPI_COMBINER_NAMED)
+    shapes[shape_next++ % SHAPES] =
+        (struct shape){ .dt = dt, .size = *size, .extent = *extent, .tlb = *tlb, .textent = *textent };
+  return MPI_SUCCESS;
+}
+
 int hrace__type_ranges(MPI_Datatype dt, int count, uint64_t **ranges, uint32_t *n) {
   int size, rc;
-  MPI_Aint lb, extent, tlb, textent;
+  MPI_Aint extent, tlb, textent;
   *ranges = NULL;
   *n = 0;
-  if ((rc = PMPI_Type_size(dt, &size)) != MPI_SUCCESS) return rc;
-  if ((rc = PMPI_Type_get_extent(dt, &lb, &extent)) != MPI_SUCCESS) return rc;
-  if ((rc = PMPI_Type_get_true_extent(dt, &tlb, &textent)) != MPI_SUCCESS) return rc;
+  if ((rc = shape_of(dt, &size, &extent, &tlb, &textent)) != MPI_SUCCESS) return rc;
   if (count <= 0 || size == 0) return MPI_SUCCESS;
   if ((MPI_Aint)size == textent && (count == 1 || extent == textent)) {
     *ranges = malloc(2 * sizeof(uint64_t));
