@@ -2,7 +2,7 @@
  * ranks: 2
  * cflags: -O0
  * expect: race
- * pair: 38 39
+ * pair: 40 41
  */
 /* The slow path's cache of the part of a window that no other tracked range meets
  * (src/access/tsan.c, filter.h's hrace__filter_alone): rank 1 puts from the last element of
