@@ -44,7 +44,14 @@ void hrace__access_slow(uintptr_t a, size_t len, unsigned width, uint16_t flags,
   unsigned seq = atomic_load_explicit(&hrace__filter_seq, memory_order_acquire);
   const hrace_athread_t *t = &hrace__at;
   if (t->gseq == seq && a >= t->glo && a + len <= t->ghi) return;   /* the gap met last */
-  unsigned n = hrace__filter_find(a, len, buf, 16);
+  /* Inside a cached part of the range found last (thread.h): that range alone, as the search
+   * would answer (a range call of a hoisted loop, a memcpy within a window). The part's version
+   * is even, so a version in change misses. */
+  int cached = t->rseq == seq && ((a >= t->rlo && a + len <= t->rhi) ||
+                                  (a >= t->rlo2 && a + len <= t->rhi2));
+  unsigned n = 1;
+  if (cached) buf[0] = (hrace_range_t){ t->rbase, a + len, t->rkind, t->rowner };
+  else n = hrace__filter_find(a, len, buf, 16);
   if (!n) {                       /* inside the bounds, between tracked ranges: remember the gap */
     hrace_athread_t *at = &hrace__at;
     uintptr_t lo, hi;
@@ -65,7 +72,7 @@ void hrace__access_slow(uintptr_t a, size_t len, unsigned width, uint16_t flags,
    * miss). */
   uintptr_t clo, chi;
   unsigned cseq;
-  if (n == 1 && hrace__filter_alone(&r[0], a, len, &clo, &chi, &cseq) && cseq == seq) {
+  if (n == 1 && !cached && hrace__filter_alone(&r[0], a, len, &clo, &chi, &cseq) && cseq == seq) {
     int same = at->rseq == seq && at->rbase == r[0].lo && at->rowner == r[0].owner &&
                at->rkind == r[0].kind;
     at->rlo2 = same ? at->rlo : 0;
