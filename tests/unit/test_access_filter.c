@@ -1,8 +1,8 @@
 /* Unit tests of the access filter (src/access/filter.h): the gate's bounds (with the slack for
  * accesses that start before a range), ranges found for accesses that straddle a range's end,
  * ranges back to back and nested, growth past the first array, removal narrowing the gate,
- * the compatibility copy, the part of a range no other meets, and readers that never miss a live range while a writer adds and
- * removes others. */
+ * the compatibility copy, the part of a range no other meets around an access, and readers
+ * that never miss a live range while a writer adds and removes others. */
 #include <pthread.h>
 #include <stdlib.h>
 
