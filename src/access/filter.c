@@ -115,6 +115,49 @@ bool hrace__filter_gap(uintptr_t a, uintptr_t *lo, uintptr_t *hi, unsigned *seqp
   }
 }
 
+bool hrace__filter_alone(const hrace_range_t *r, uintptr_t a, size_t len, uintptr_t *lo,
+                         uintptr_t *hi, unsigned *seqp) {
+  uintptr_t b = a + len < a ? UINTPTR_MAX : a + len;
+  if (a < r->lo || b > r->hi) return false;
+  for (;;) {
+    unsigned s0 = atomic_load_explicit(&seq, memory_order_acquire);
+    if (s0 & 1) {
+      cpu_relax();
+      continue;
+    }
+    arr_t *ar = atomic_load_explicit(&cur, memory_order_acquire);
+    unsigned n = LD(count);
+    if (ar && n > ar->cap) n = ar->cap;
+    uintptr_t l = r->lo, h = r->hi;
+    int self = 0, ok = 1;
+    /* The entries are few (windows, and the buffer regions of operations in flight or lately
+     * completed): one pass. Every entry but r itself either ends at or before a (it bounds l),
+     * starts at or after b (it bounds h), or meets [a, b) (no answer). */
+    for (unsigned j = 0; ar && j < n && ok; j++) {
+      uintptr_t elo = LD(ar->e[j].lo), ehi = LD(ar->e[j].hi);
+      if (!self && elo == r->lo && ehi == r->hi && LD(ar->e[j].owner) == r->owner &&
+          LD(ar->e[j].kind) == r->kind) {
+        self = 1;
+        continue;
+      }
+      if (ehi <= a) {
+        if (ehi > l) l = ehi;
+      } else if (elo >= b) {
+        if (elo < h) h = elo;
+      } else {
+        ok = 0;
+      }
+    }
+    atomic_thread_fence(memory_order_acquire);
+    if (LD(seq) != s0) continue;
+    if (!self || !ok) return false;
+    *lo = l;
+    *hi = h;
+    *seqp = s0;
+    return true;
+  }
+}
+
 bool hrace__filter_overlaps(uintptr_t a, size_t len) {
   return hrace__filter_maybe_range(a, len) && hrace__filter_find(a, len, NULL, 0) > 0;
 }

@@ -97,6 +97,14 @@ bool hrace__filter_overlaps(uintptr_t a, size_t len);
 /* The gap around address a: the largest [*lo, *hi) holding a and no byte of any tracked range,
  * and the version it was found under (*seq, even). False when a is inside a range. */
 bool hrace__filter_gap(uintptr_t a, uintptr_t *lo, uintptr_t *hi, unsigned *seq);
+/* The part of range r (as find returned it) around [a, a+len) that no other tracked range
+ * meets: the largest [*lo, *hi) inside r holding [a, a+len) and no byte of another range, and
+ * the version it was found under (*seq, even). False when [a, a+len) meets another range too,
+ * or r is gone. A window with origin buffers inside it (puts from window memory: their regions
+ * stay tracked a while after completion, rma/buffers.c) is alone nowhere as a whole, but mostly
+ * alone between them. */
+bool hrace__filter_alone(const hrace_range_t *r, uintptr_t a, size_t len, uintptr_t *lo,
+                         uintptr_t *hi, unsigned *seq);
 
 void hrace__filter_add(uintptr_t lo, uintptr_t hi, int kind, void *owner);
 void hrace__filter_remove(void *owner);   /* every range of that owner */

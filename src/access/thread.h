@@ -25,11 +25,15 @@ typedef struct hrace_athread {
                                      interposer passes hrace's own calls straight through */
   struct hrace_hist *hist;        /* the thread's history table, once it records */
   uintptr_t access_pc;            /* the access being handled (hrace__stack_capture) */
-  /* The last tracked range the slow path found alone over its whole extent, and the filter
-   * version it was found under (filter.h): accesses inside it skip the search. */
+  /* The last tracked range the slow path found (it starts at rbase), the parts of it around
+   * its last two accesses there that no other range meets ([rlo, rhi) the last, [rlo2, rhi2)
+   * the one before, or empty), and the filter version they were found under (filter.h):
+   * accesses inside either skip the search. Two, because a loop that reads one row and writes
+   * the next alternates between two such parts when a buffer region lies between the rows
+   * (the wavefront's put origin at each row's end). */
   unsigned rseq;
   int rkind;
-  uintptr_t rlo, rhi;
+  uintptr_t rbase, rlo, rhi, rlo2, rhi2;
   void *rowner;
   const _Atomic uint64_t *rgran;  /* a window's: its shadow's granule words */
   /* The last gap between tracked ranges the slow path met (filter.h), likewise. */

@@ -44,7 +44,14 @@ void hrace__access_slow(uintptr_t a, size_t len, unsigned width, uint16_t flags,
   unsigned seq = atomic_load_explicit(&hrace__filter_seq, memory_order_acquire);
   const hrace_athread_t *t = &hrace__at;
   if (t->gseq == seq && a >= t->glo && a + len <= t->ghi) return;   /* the gap met last */
-  unsigned n = hrace__filter_find(a, len, buf, 16);
+  /* Inside a cached part of the range found last (thread.h): that range alone, as the search
+   * would answer (a range call of a hoisted loop, a memcpy within a window). The part's version
+   * is even, so a version in change misses. */
+  int cached = t->rseq == seq && ((a >= t->rlo && a + len <= t->rhi) ||
+                                  (a >= t->rlo2 && a + len <= t->rhi2));
+  unsigned n = 1;
+  if (cached) buf[0] = (hrace_range_t){ t->rbase, a + len, t->rkind, t->rowner };
+  else n = hrace__filter_find(a, len, buf, 16);
   if (!n) {                       /* inside the bounds, between tracked ranges: remember the gap */
     hrace_athread_t *at = &hrace__at;
     uintptr_t lo, hi;
@@ -60,12 +67,20 @@ void hrace__access_slow(uintptr_t a, size_t len, unsigned width, uint16_t flags,
   at->access_pc = pc;
   uint32_t cls = (flags & HRACE_ACC_ATOMIC) ? 0xA7000000u | width : 0;
   for (unsigned i = 0; i < n; i++) at_range(&r[i], a, len, cls, flags, op, pc);
-  /* Alone over its whole extent: remember it for the next access (seq is even: an odd or a
-   * newer one makes the cache miss). */
-  if (n == 1 && !(seq & 1) && hrace__filter_find(r[0].lo, r[0].hi - r[0].lo, buf + 1, 1) == 1) {
+  /* Remember the range, and the part of it around this access that no other range meets,
+   * for the next access (under the version seen at the start: a newer one makes the cache
+   * miss). */
+  uintptr_t clo, chi;
+  unsigned cseq;
+  if (n == 1 && !cached && hrace__filter_alone(&r[0], a, len, &clo, &chi, &cseq) && cseq == seq) {
+    int same = at->rseq == seq && at->rbase == r[0].lo && at->rowner == r[0].owner &&
+               at->rkind == r[0].kind;
+    at->rlo2 = same ? at->rlo : 0;
+    at->rhi2 = same ? at->rhi : 0;
     at->rseq = seq;
-    at->rlo = r[0].lo;
-    at->rhi = r[0].hi;
+    at->rbase = r[0].lo;
+    at->rlo = clo;
+    at->rhi = chi;
     at->rkind = r[0].kind;
     at->rowner = r[0].owner;
     at->rgran = r[0].kind == HRACE_TRACK_WINDOW
@@ -90,7 +105,12 @@ __attribute__((noinline)) static void tracked_other(uintptr_t a, unsigned n, uin
   hrace_athread_t *at = &hrace__at;
   hrace_shadow_t *cells = at->rowner;
   hrace_aid_t id = hrace__athread_aid(at, pc, flags, op, cls);
-  hrace__shadow_access(cells, a - at->rlo, n, id, hrace__thread_view(), hrace__race_sink, cells);
+  hrace__shadow_access(cells, a - at->rbase, n, id, hrace__thread_view(), hrace__race_sink, cells);
+}
+
+/* Inside one of the cached parts of the last range found (thread.h). */
+static inline int in_cached(const hrace_athread_t *at, uintptr_t a, unsigned n) {
+  return (a >= at->rlo && a + n <= at->rhi) || (a >= at->rlo2 && a + n <= at->rhi2);
 }
 
 /* The steady state of a loop over a window: the access is in the window this thread found
@@ -101,11 +121,11 @@ __attribute__((noinline)) static void tracked_other(uintptr_t a, unsigned n, uin
 static inline int steady(const hrace_athread_t *at, uintptr_t a, unsigned n, uint16_t flags,
                          uintptr_t pc) {
   unsigned k = hrace__athread_aid_slot(at, pc);
-  return n == 8 && !((a - at->rlo) & 7) && a >= at->rlo && a + n <= at->rhi &&
+  return n == 8 && !((a - at->rbase) & 7) && in_cached(at, a, n) &&
          at->rseq == atomic_load_explicit(&hrace__filter_seq, memory_order_acquire) &&
          at->rkind == HRACE_TRACK_WINDOW && at->aids[k].pc == pc && at->aids[k].flags == flags &&
          !at->busy && at->aids[k].seg == hrace__athread_segment(at) &&
-         hrace__shadow_steady8(at->rgran, a - at->rlo, at->aids[k].aid);
+         hrace__shadow_steady8(at->rgran, a - at->rbase, at->aids[k].aid);
 }
 
 /* Near tracked memory, not in the steady state (done = 0), or in it with the history on
@@ -119,13 +139,13 @@ __attribute__((noinline)) static void tracked(uintptr_t a, unsigned n, uint16_t 
     done = 1;                     /* in the gap this thread met last: nothing tracked */
   if (!done) {
     int in_window = at->rseq == atomic_load_explicit(&hrace__filter_seq, memory_order_acquire) &&
-                    a >= at->rlo && a + n <= at->rhi && at->rkind == HRACE_TRACK_WINDOW &&
+                    in_cached(at, a, n) && at->rkind == HRACE_TRACK_WINDOW &&
                     !at->busy && hrace__proc.mpi_ready;
     unsigned k = hrace__athread_aid_slot(at, pc);
     if (in_window && at->aids[k].pc == pc && at->aids[k].flags == flags &&
         at->aids[k].seg == hrace__athread_segment(at)) {
       hrace_shadow_t *cells = at->rowner;
-      hrace__shadow_access(cells, a - at->rlo, n, at->aids[k].aid, hrace__thread_view(),
+      hrace__shadow_access(cells, a - at->rbase, n, at->aids[k].aid, hrace__thread_view(),
                            hrace__race_sink, cells);
     } else {
       tracked_other(a, n, flags, op, pc, in_window);

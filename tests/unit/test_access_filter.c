@@ -1,8 +1,8 @@
 /* Unit tests of the access filter (src/access/filter.h): the gate's bounds (with the slack for
  * accesses that start before a range), ranges found for accesses that straddle a range's end,
  * ranges back to back and nested, growth past the first array, removal narrowing the gate,
- * the compatibility copy, and readers that never miss a live range while a writer adds and
- * removes others. */
+ * the compatibility copy, the part of a range no other meets around an access, and readers
+ * that never miss a live range while a writer adds and removes others. */
 #include <pthread.h>
 #include <stdlib.h>
 
@@ -123,6 +123,40 @@ static void test_many(void) {
   ok(!hrace__filter_maybe(A), "all gone");
 }
 
+/* The part of a window that no other range meets, around an access (the slow path caches it):
+ * buffers inside the window, one straddling its end, one outside it, and a nested window. */
+static void test_alone(void) {
+  hrace_range_t r[8];
+  uintptr_t lo, hi;
+  unsigned s;
+  hrace__filter_add(A, A + 4096, HRACE_TRACK_WINDOW, OW(1));
+  hrace__filter_add(A + 1000, A + 1008, HRACE_TRACK_BUFFER, OW(2));
+  hrace__filter_add(A + 3000, A + 3016, HRACE_TRACK_BUFFER, OW(3));
+  hrace__filter_add(A + 4090, A + 4200, HRACE_TRACK_BUFFER, OW(4));
+  hrace__filter_add(A + 5000, A + 5100, HRACE_TRACK_BUFFER, OW(5));
+  is_int(1, find(A + 2000, 8, r), "between two buffers only the window");
+  ok(hrace__filter_alone(&r[0], A + 2000, 8, &lo, &hi, &s) && lo == A + 1008 && hi == A + 3000,
+     "its part is from the first buffer's end to the second's start");
+  ok(s == hrace__filter_seq && !(s & 1), "under the current version");
+  ok(hrace__filter_alone(&r[0], A + 1008, 1992, &lo, &hi, &s) && lo == A + 1008 && hi == A + 3000,
+     "an access filling the part exactly");
+  ok(hrace__filter_alone(&r[0], A, 8, &lo, &hi, &s) && lo == A && hi == A + 1000,
+     "before the first buffer: from the window's start");
+  ok(hrace__filter_alone(&r[0], A + 3016, 8, &lo, &hi, &s) && lo == A + 3016 && hi == A + 4090,
+     "after the second: up to the one straddling the window's end");
+  ok(!hrace__filter_alone(&r[0], A + 996, 8, &lo, &hi, &s), "an access meeting a buffer: none");
+  ok(!hrace__filter_alone(&r[0], A + 4088, 8, &lo, &hi, &s), "nor one meeting the straddling one");
+  ok(!hrace__filter_alone(&r[0], A + 4096, 8, &lo, &hi, &s), "nor one past the window");
+  hrace__filter_add(A + 2100, A + 2200, HRACE_TRACK_WINDOW, OW(6));   /* nested */
+  ok(hrace__filter_alone(&r[0], A + 2000, 8, &lo, &hi, &s) && lo == A + 1008 && hi == A + 2100,
+     "a nested range bounds the part too");
+  for (int k = 2; k <= 6; k++) hrace__filter_remove(OW(k));
+  ok(hrace__filter_alone(&r[0], A + 2000, 8, &lo, &hi, &s) && lo == A && hi == A + 4096,
+     "alone again: the whole window");
+  hrace__filter_remove(OW(1));
+  ok(!hrace__filter_alone(&r[0], A + 2000, 8, &lo, &hi, &s), "gone: none");
+}
+
 /* A reader must find a live range at every moment while a writer adds and removes others
  * around it (the sequence lock, the array's growth, the gate's widening and narrowing). */
 static _Atomic int stop, started;
@@ -164,6 +198,7 @@ int main(void) {
   test_basics();
   test_many();
   test_remove_if();
+  test_alone();
   test_readers();
   return tap_done();
 }

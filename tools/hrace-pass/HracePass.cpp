@@ -277,6 +277,24 @@ public:
             break;
           }
     if (!HasTsan) return PreservedAnalyses::all();   // (Wide implies HasTsan)
+    // A plain access callback returns to its caller and throws nothing (hrace's callbacks
+    // check, record and return; only halt_on_error ends the process inside one, where a
+    // hoisted range ends it earlier anyway). Without saying so, ScalarEvolution takes every
+    // callback for a possible abnormal exit of its loop and gives up on a count it can only
+    // compute through the induction variable's no-wrap flags: a loop that the unroller left
+    // with `iv += 2 ... iv == end` (after a prologue of one iteration) had no count, so its
+    // callbacks stayed (the wavefront kernel's row loop, 3 callbacks per cell). Said on the
+    // call sites, before ScalarEvolution is computed.
+    for (Instruction &I : instructions(F))
+      if (auto *C = dyn_cast<CallInst>(&I))
+        if (Function *Callee = C->getCalledFunction()) {
+          unsigned Size;
+          bool Write;
+          if (accessCallback(Callee->getName(), Size, Write)) {
+            C->addFnAttr(Attribute::NoUnwind);
+            C->addFnAttr(Attribute::WillReturn);
+          }
+        }
     auto &LI = FAM.getResult<LoopAnalysis>(F);
     auto &SE = FAM.getResult<ScalarEvolutionAnalysis>(F);
     auto &DT = FAM.getResult<DominatorTreeAnalysis>(F);
