@@ -9,8 +9,10 @@
  *                                                                       none (HRACE_NO_REPLY)
  *   LOCK       origin -> target        lock type                        GRANT + release clock
  *   UNLOCK     origin -> target        lock type, completion, clock     ACK once applied
- *   POST       target -> origin        the post's clock (PSCW)          none (deposited)
- *   DONE       origin -> target        completion epoch, clock (PSCW)   ACK once applied
+ *   DONE       origin -> target        completion epoch (PSCW)          none (counted: the
+ *                                                                       target's wait waits
+ *                                                                       for the number its
+ *                                                                       origin sent on MPI)
  *   FWD        q -> owner p            q's loads / stores into p's      none
  *                                      shared-memory segment, q's clock
  *   PING       any -> any              -                                ACK (all before it applied)
@@ -20,8 +22,11 @@
  *   STOP       self -> own progress    -                                none
  *
  * The ACKs are the delivery invariant (docs/design.md, "Remote accesses"): an origin does not
- * return from a completing call (unlock, flush, fence, complete) before the target has applied the
- * records, so any event ordered after the completion finds them in the target's shadow. A flush
+ * return from a completing call (unlock, flush, fence) before the target has applied the
+ * records, so any event ordered after the completion finds them in the target's shadow. A
+ * PSCW complete sends DONE unacknowledged too: its target's MPI_Win_wait waits until it has
+ * applied as many DONEs as the origin's complete said (pscw.c), and the origin's later
+ * publications ping the target unless its next post said it applied them. A flush
  * to another process sends its COMPLETE with reply_tag HRACE_NO_REPLY and does not wait; the next
  * publication of the origin's clock pings the target instead (ops.c, hrace__rma_complete_remote:
  * only that publication can order anything after the completion there). Records of
@@ -35,7 +40,7 @@
 
 enum hrace_msg_type {
   HRACE_MSG_OP = 1, HRACE_MSG_COMPLETE, HRACE_MSG_LOCK, HRACE_MSG_UNLOCK, HRACE_MSG_STOP,
-  HRACE_MSG_GRANT, HRACE_MSG_ACK, HRACE_MSG_POST, HRACE_MSG_DONE, HRACE_MSG_FWD,
+  HRACE_MSG_GRANT, HRACE_MSG_ACK, HRACE_MSG_DONE, HRACE_MSG_FWD,
   HRACE_MSG_PING, HRACE_MSG_PSIG, HRACE_MSG_RSIG, HRACE_MSG_RWAIT,
 };
 
