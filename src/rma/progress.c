@@ -2,7 +2,7 @@
  *
  * Each process runs one progress thread that receives requests on hrace's own connections
  * (core/chan.h, not MPI) and applies them: operation records into the window shadow,
- * completions, lock tokens, annotation deposits, accesses forwarded from other
+ * completions, lock tokens, PSCW and annotation deposits, accesses forwarded from other
  * processes' mappings of a shared window, and synchronous-send queries (mpi/ssend.c). A target
  * that computes, sleeps or polls its window therefore never delays an origin. The thread
  * sleeps in poll() while nothing arrives, and makes no MPI call. After each message it wakes
@@ -286,13 +286,12 @@ static void on_unlock(hrace_win_t *w, const hrace_msg_t *h, const hrace_clk_t *v
   w->nwaiters -= k;
 }
 
-/* PSCW (docs/rma.md, "Synchronisation"): the clocks travel on MPI between the application
- * threads (pscw.c); a DONE completes the origin's operations here and is counted, for the
- * MPI_Win_wait that waits until as many as the origin's complete said it sent are applied. */
-static void on_done(hrace_win_t *w, const hrace_msg_t *h) {
-  hrace__rma_complete_ops(w, h);
-  int g = hrace__win_group_rank(w, h->origin);
-  if (g >= 0) __atomic_store_n(&w->dones[g], w->dones[g] + 1, __ATOMIC_RELEASE);
+/* PSCW (docs/rma.md, "Synchronisation"): a DONE completes the origin's operations and deposits
+ * its clock for the application thread waiting in MPI_Win_wait (pscw.c); the post travels on
+ * MPI between the application threads. */
+static void on_done(hrace_win_t *w, const hrace_msg_t *h, const hrace_clk_t *vc) {
+  hrace__done_apply(w, h, vc, h->vc_n);
+  if (h->reply_tag != HRACE_NO_REPLY) reply(h->origin, h->reply_tag, HRACE_MSG_ACK, NULL);
 }
 
 /* Returns 0 to stop. */
@@ -316,6 +315,7 @@ static int handle_ctl(void *buf, int n, int source) {
     /* Only an erroneous program gets here (operation on a window already freed at the target). */
     hrace__warn("message %u for unknown window id %u from rank %d dropped", h->type, h->win, source);
     if ((h->type == HRACE_MSG_COMPLETE && h->reply_tag != HRACE_NO_REPLY) ||
+        (h->type == HRACE_MSG_DONE && h->reply_tag != HRACE_NO_REPLY) ||
         h->type == HRACE_MSG_UNLOCK || h->type == HRACE_MSG_RSIG)
       reply(h->origin, h->reply_tag, HRACE_MSG_ACK, NULL);
     else if (h->type == HRACE_MSG_LOCK || h->type == HRACE_MSG_RWAIT)
@@ -330,7 +330,8 @@ static int handle_ctl(void *buf, int n, int source) {
     break;
   case HRACE_MSG_LOCK: on_lock(w, h); break;
   case HRACE_MSG_UNLOCK: on_unlock(w, h, vc); break;
-  case HRACE_MSG_DONE: on_done(w, h); break;
+  case HRACE_MSG_DONE: on_done(w, h, vc); break;
+  case HRACE_MSG_POST: hrace__post_apply(w, h, vc); break;
   case HRACE_MSG_FWD: hrace__shared_apply(w, h, ranges, vc, blob); break;
   case HRACE_MSG_RSIG: hrace__annotate_on_rsig(w, h, ranges, vc); break;
   case HRACE_MSG_RWAIT: hrace__annotate_on_rwait(w, h, ranges); break;

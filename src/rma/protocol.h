@@ -9,10 +9,11 @@
  *                                                                       none (HRACE_NO_REPLY)
  *   LOCK       origin -> target        lock type                        GRANT + release clock
  *   UNLOCK     origin -> target        lock type, completion, clock     ACK once applied
- *   DONE       origin -> target        completion epoch (PSCW)          none (counted: the
- *                                                                       target's wait waits
- *                                                                       for the number its
- *                                                                       origin sent on MPI)
+ *   POST       target -> origin        the post's clock, the DONEs from none (deposited)
+ *                                          the origin its waits took (PSCW)
+ *   DONE       origin -> target        completion epoch, clock (PSCW)   none (deposited), or
+ *                                                                       ACK once applied
+ *                                                                       (several targets)
  *   FWD        q -> owner p            q's loads / stores into p's      none
  *                                      shared-memory segment, q's clock
  *   PING       any -> any              -                                ACK (all before it applied)
@@ -24,9 +25,9 @@
  * The ACKs are the delivery invariant (docs/design.md, "Remote accesses"): an origin does not
  * return from a completing call (unlock, flush, fence) before the target has applied the
  * records, so any event ordered after the completion finds them in the target's shadow. A
- * PSCW complete sends DONE unacknowledged too: its target's MPI_Win_wait waits until it has
- * applied as many DONEs as the origin's complete said (pscw.c), and the origin's later
- * publications ping the target unless its next post said it applied them. A flush
+ * PSCW complete to a single target sends DONE unacknowledged too: the target's MPI_Win_wait
+ * joins its clock only once applied, and the origin's later publications ping the target
+ * unless the target's next post said it applied it (pscw.c). A flush
  * to another process sends its COMPLETE with reply_tag HRACE_NO_REPLY and does not wait; the next
  * publication of the origin's clock pings the target instead (ops.c, hrace__rma_complete_remote:
  * only that publication can order anything after the completion there). Records of
@@ -40,7 +41,7 @@
 
 enum hrace_msg_type {
   HRACE_MSG_OP = 1, HRACE_MSG_COMPLETE, HRACE_MSG_LOCK, HRACE_MSG_UNLOCK, HRACE_MSG_STOP,
-  HRACE_MSG_GRANT, HRACE_MSG_ACK, HRACE_MSG_DONE, HRACE_MSG_FWD,
+  HRACE_MSG_GRANT, HRACE_MSG_ACK, HRACE_MSG_POST, HRACE_MSG_DONE, HRACE_MSG_FWD,
   HRACE_MSG_PING, HRACE_MSG_PSIG, HRACE_MSG_RSIG, HRACE_MSG_RWAIT,
 };
 
@@ -58,7 +59,8 @@ typedef struct hrace_msg {
   uint32_t lock_type;          /* LOCK / UNLOCK: HRACE_LOCK_SHARED or HRACE_LOCK_EXCL */
   uint16_t op, flags;          /* OP: hrace_op label, HRACE_ACC_* flags */
   uint32_t atomic_class;       /* OP: accumulate-family class (0: plain) */
-  hrace_clk_t complete;        /* COMPLETE / UNLOCK / DONE: the origin's epoch at completion */
+  hrace_clk_t complete;        /* COMPLETE / UNLOCK / DONE: the origin's epoch at completion;
+                                  POST: DONEs from the receiver taken by the sender's waits */
   int32_t tag;                 /* PSIG: the annotation's tag */
   uint32_t nranges;            /* number of (offset, length) byte ranges that follow */
   uint32_t vc_n;               /* entries of the clock that follows the ranges */

@@ -101,12 +101,15 @@ hrace_win_t *hrace__win_register(MPI_Win win, MPI_Comm comm, int kind, void *bas
   w->start_group = xcalloc(w->gsize, 1);
   w->post_group = xcalloc(w->gsize, 1);
   w->dones = xcalloc(w->gsize, sizeof *w->dones);
+  w->posts = xcalloc(w->gsize, sizeof *w->posts);
+  w->post_ack = xcalloc(w->gsize, sizeof *w->post_ack);
   w->done_sent = xcalloc(w->gsize, sizeof *w->done_sent);
   w->done_mark = xcalloc(w->gsize, sizeof *w->done_mark);
-  w->done_want = xcalloc(w->gsize, sizeof *w->done_want);
+  w->done_seen = xcalloc(w->gsize, sizeof *w->done_seen);
   uint32_t n = hrace__clock_len();
   hrace__vc_init(&w->rel_excl, n);
   hrace__vc_init(&w->rel_all, n);
+  hrace__vc_init(&w->done_vc, n);
   hrace__vc_init(&w->fence_vc, n);
   w->post_vcs = xcalloc(w->gsize, sizeof *w->post_vcs);
   PMPI_Comm_dup(comm, &w->shadow);
@@ -374,7 +377,6 @@ void hrace__win_remove(hrace_win_t *w) {
 
 void hrace__win_unregister(hrace_win_t *w) {
   hrace__sync_all(w->shadow, NULL, 0, "MPI_Win_free");
-  hrace__pscw_drain(w);
   hrace__buffers_window_gone(w);
   hrace__shared_unregister(w);
   hrace__win_remove(w);
@@ -387,6 +389,7 @@ void hrace__win_unregister(hrace_win_t *w) {
   hrace__shadow_free(&w->cells);
   hrace__vc_free(&w->rel_excl);
   hrace__vc_free(&w->rel_all);
+  hrace__vc_free(&w->done_vc);
   hrace__vc_free(&w->fence_vc);
   for (int i = 0; i < w->gsize; i++) hrace__vc_free(&w->post_vcs[i]);
   free(w->post_vcs);
@@ -397,9 +400,11 @@ void hrace__win_unregister(hrace_win_t *w) {
   free(w->start_group);
   free(w->post_group);
   free(w->dones);
+  free(w->posts);
+  free(w->post_ack);
   free(w->done_sent);
   free(w->done_mark);
-  free(w->done_want);
+  free(w->done_seen);
   free(w->sizes);
   free(w->disp_units);
   free(w->waiters);

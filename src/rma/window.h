@@ -77,19 +77,17 @@ typedef struct hrace_win {
   /* Exposure side of PSCW (application threads). */
   uint8_t *post_group;         /* per group rank: in the current MPI_Win_post group */
   int posted;                  /* inside a PSCW exposure epoch */
-  /* PSCW clocks travel between the application threads on `shadow` (pscw.c); only the
-   * completions of operation records go through the progress thread, counted. */
-  hrace_vc_t *post_vcs;        /* origin, per group rank: join of its posts' clocks (ops.c
-                                  reads it under omu; allocated lazily) */
+  /* PSCW (pscw.c): which DONEs the target has applied, so that a completion needs no ping. */
   uint32_t *done_sent;         /* origin, per group rank: DONE messages sent there so far */
   uint64_t *done_mark;         /* origin, per group rank: the last one's unacknowledged mark
                                   (rma/shared.h), 0 once the target said it applied it */
-  uint32_t *done_want;         /* target, per group rank: DONEs its MPI_Win_complete counted */
-  unsigned *dones;             /* target, per group rank: DONE messages applied here (progress
-                                  thread, under the registry lock) */
-  void **pscw_bufs;            /* PSCW messages in flight from here (pscw.c), and their */
-  MPI_Request *pscw_reqs;      /* requests: npscw of them, room for cappscw */
-  unsigned npscw, cappscw;
+  uint32_t *done_seen;         /* target, per group rank: DONEs its waits took so far */
+  /* Deposits made by the progress thread under the registry lock (see hrace__win_wait). */
+  unsigned *posts;             /* per group rank: MPI_Win_post messages not yet matched */
+  hrace_vc_t *post_vcs;        /* per group rank: the clock of that post (allocated lazily) */
+  uint32_t *post_ack;          /* per group rank: the done_seen its post carried */
+  unsigned *dones;             /* per group rank: MPI_Win_complete messages not yet matched */
+  hrace_vc_t done_vc;          /* join of their clocks */
   /* Target side (progress thread only, under the registry lock). */
   int holders_excl, holders_shared;
   hrace_waiter_t *waiters;
@@ -152,8 +150,6 @@ int hrace__win_detach(hrace_win_t *w, const void *base);   /* 0, or -1: not atta
  * with *rel set to the offset inside it; NULL if no segment holds all of them. Caller holds
  * the registry lock. */
 hrace_win_t *hrace__win_segment(hrace_win_t *w, uint64_t off, uint64_t len, uint64_t *rel);
-/* Before the window is freed: complete the PSCW messages still in flight from here (pscw.c). */
-void hrace__pscw_drain(hrace_win_t *w);
 /* Set the name of the window and its segments. */
 void hrace__win_set_name(hrace_win_t *w, const char *name);
 /* The registry lock; the progress thread holds it while applying a message. */
