@@ -47,6 +47,7 @@ typedef struct hrace_win {
   MPI_Comm shadow;             /* dup of the window's communicator: clock exchanges */
   int gsize, grank;            /* size of the window group, our rank in it */
   int *world;                  /* group rank -> world rank */
+  MPI_Group group;             /* the window's group (registered windows; else MPI_GROUP_NULL) */
   /* Local memory (this segment). */
   char *base;
   uint64_t size;
