@@ -10,6 +10,7 @@
  *   flush(t), flush_all  none (completion is not synchronisation)   remote + local
  *   flush_local(_all)    none                                       local only (buffers)
  *   fence                all-to-all over the window group           remote + local, all ops
+ *                        (one allreduce on the window's shadow)     (acknowledged: fence_complete)
  *   fence(NOPRECEDE)     publish only: the new epoch's operations   (nothing may be pending)
  *                        follow every member's fence, the caller
  *                        does not (MPI-3.1 Sec. 11.5.1)
