@@ -58,19 +58,27 @@
 #define MISMATCH_MS 5000       /* wait this long before saying the groups may not match */
 #define SPIN_NS 200000L        /* bench/README.md, "Waiting for a deposit or a reply" */
 
-/* The group's members as flags, or NULL (reported) if it is not a subgroup of the window's. */
-static uint8_t *members(hrace_win_t *w, MPI_Group group, const char *call, uintptr_t pc) {
-  uint8_t *f = calloc((size_t)w->gsize, 1);
+/* The group's members as flags, in `small` (SMALL_GROUP bytes) when the window's group fits,
+ * else allocated: a tiny epoch should not pay for an allocation. NULL (reported) if the group
+ * is not a subgroup of the window's. Release with release_members. */
+#define SMALL_GROUP 64
+static uint8_t *members(hrace_win_t *w, MPI_Group group, const char *call, uintptr_t pc,
+                        uint8_t *small) {
+  uint8_t *f = w->gsize <= SMALL_GROUP ? small : malloc((size_t)w->gsize);
   int bad = -1;
   if (!f) abort();
   if (hrace__win_group_flags(w, group, f, &bad) < 0) {
     if (bad >= 0)
       hrace__report_misuse(pc, "%s on window %s: rank %d of the group is not in the window's "
                            "group", call, w->name, bad);
-    free(f);
+    if (f != small) free(f);
     return NULL;
   }
   return f;
+}
+
+static void release_members(uint8_t *f, const uint8_t *small) {
+  if (f != small) free(f);
 }
 
 /* The ranks flagged in `need` whose deposit count is still 0, as text. */
@@ -180,13 +188,13 @@ void hrace__post_apply(hrace_win_t *w, const hrace_msg_t *h, const hrace_clk_t *
 
 int hrace__h_win_post(MPI_Group group, int assert, MPI_Win win, int active, uintptr_t ret) {
   hrace_win_t *w = active ? hrace__win_of(win) : NULL;
-  uint8_t *g = NULL;
+  uint8_t *g = NULL, small[SMALL_GROUP];
   if (w && hrace__epoch_check(w, HRACE_EC_POST, -1) == HRACE_EV_NESTED) {
     hrace__report_misuse(hrace__caller(ret), "MPI_Win_post on window %s inside an exposure epoch "
                          "(no MPI_Win_wait since the last post)", w->name);
     w = NULL;
   }
-  if (w) g = members(w, group, "MPI_Win_post", hrace__caller(ret));
+  if (w) g = members(w, group, "MPI_Win_post", hrace__caller(ret), small);
   int rc = PMPI_Win_post(group, assert, win);
   if (g && rc == MPI_SUCCESS) {
     memcpy(w->post_group, g, (size_t)w->gsize);
@@ -204,24 +212,25 @@ int hrace__h_win_post(MPI_Group group, int assert, MPI_Win win, int active, uint
       }
     hrace__signal_done("MPI_Win_post");
   }
-  free(g);
+  release_members(g, small);
   return rc;
 }
 
 int hrace__h_win_start(MPI_Group group, int assert, MPI_Win win, int active, uintptr_t ret) {
   hrace_win_t *w = active ? hrace__win_of(win) : NULL;
-  uint8_t *g = NULL;
+  uint8_t *g = NULL, small[SMALL_GROUP];
   if (w && hrace__epoch_check(w, HRACE_EC_START, -1) == HRACE_EV_NESTED) {
     hrace__report_misuse(hrace__caller(ret), "MPI_Win_start on window %s inside an access epoch "
                          "(no MPI_Win_complete since the last start)", w->name);
     w = NULL;
   }
-  if (w) g = members(w, group, "MPI_Win_start", hrace__caller(ret));
+  if (w) g = members(w, group, "MPI_Win_start", hrace__caller(ret), small);
   if (g) {
     /* Take the posts; a target that has taken every DONE we sent it has applied them: our
      * next publication need not ping it for them. */
     int unused = 0;
-    uint32_t *ack = malloc((size_t)w->gsize * sizeof *ack);
+    uint32_t smallack[SMALL_GROUP];
+    uint32_t *ack = w->gsize <= SMALL_GROUP ? smallack : malloc((size_t)w->gsize * sizeof *ack);
     if (!ack) abort();
     hrace__win_lock();
     await(w, g, w->posts, hrace__caller(ret), "MPI_Win_start", "MPI_Win_post", MPI_WIN_NULL, &unused);
@@ -235,7 +244,7 @@ int hrace__h_win_start(MPI_Group group, int assert, MPI_Win win, int active, uin
       pthread_mutex_unlock(&w->omu);
       if (mark) hrace__shared_late_applied(hrace__win_world(w, t), mark);
     }
-    free(ack);
+    if (ack != smallack) free(ack);
   }
   int rc = PMPI_Win_start(group, assert, win);
   if (g && rc == MPI_SUCCESS) {
@@ -244,7 +253,7 @@ int hrace__h_win_start(MPI_Group group, int assert, MPI_Win win, int active, uin
     w->started = 1;
     pthread_mutex_unlock(&w->omu);
   }
-  free(g);
+  release_members(g, small);
   return rc;
 }
 
