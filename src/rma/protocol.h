@@ -10,7 +10,7 @@
  *   LOCK       origin -> target        lock type                        GRANT + release clock
  *   UNLOCK     origin -> target        lock type, completion, clock     ACK once applied
  *   POST       target -> origin        the post's clock, the DONEs from none (deposited)
- *                                          the origin its waits took (PSCW)
+ *                                          the origin applied here (PSCW)
  *   DONE       origin -> target        completion epoch, clock (PSCW)   none (deposited), or
  *                                                                       ACK once applied
  *                                                                       (several targets)
@@ -60,7 +60,7 @@ typedef struct hrace_msg {
   uint16_t op, flags;          /* OP: hrace_op label, HRACE_ACC_* flags */
   uint32_t atomic_class;       /* OP: accumulate-family class (0: plain) */
   hrace_clk_t complete;        /* COMPLETE / UNLOCK / DONE: the origin's epoch at completion;
-                                  POST: DONEs from the receiver taken by the sender's waits */
+                                  POST: DONEs from the receiver applied at the sender */
   int32_t tag;                 /* PSIG: the annotation's tag */
   uint32_t nranges;            /* number of (offset, length) byte ranges that follow */
   uint32_t vc_n;               /* entries of the clock that follows the ranges */

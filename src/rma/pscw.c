@@ -5,7 +5,7 @@
  *   call (at)              clock action                         messages
  *   post(G) (target)       signal: clock to each origin in G,   POST -> each origin's progress
  *                          then tick                            thread (deposited), with how
- *                                                               many of its DONEs were taken
+ *                                                               many of its DONEs were applied
  *   start(G) (origin)      wait for the post of each target in  -
  *                          G; operations to t then carry t's
  *                          post clock (R3), the origin's own
@@ -29,7 +29,8 @@
  *  - completion -> anything else ordered after complete (the delivery invariant, protocol.h):
  *    the DONE goes out unacknowledged, as an unacknowledged completion (rma/shared.h): the
  *    origin's next publication pings the target first, unless the target's next post said it
- *    has applied it (the count in POST: its wait took as many DONEs as we sent). In a
+ *    has applied it (the count in POST: its progress thread applied as many DONEs from us, on
+ *    any window, as we sent; one connection carries them in order). In a
  *    pipeline the origin's next publication is its next complete, after the next start: no
  *    ping; in a halo exchange it is the next post, which pings nobody. With more than one target the DONE to one carries
  *    a clock ordered after the completion at another, which could pass it on: then complete
@@ -41,6 +42,7 @@
  * for the DONEs it calls MPI_Win_test, since an origin's MPI_Win_complete may need the target
  * inside MPI (MPICH); if that ends the epoch, the real MPI_Win_wait is not called. */
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -160,11 +162,42 @@ static void await(const hrace_win_t *w, const uint8_t *need, unsigned *have, uin
     if (need[g]) have[g]--;
 }
 
+/* Unacknowledged DONEs, per world rank and whatever the window: one connection carries all of
+ * a process's DONEs to another, in order, so "n of them applied" covers every earlier one. */
+static pthread_once_t dones_once = PTHREAD_ONCE_INIT;
+static pthread_mutex_t dones_mu = PTHREAD_MUTEX_INITIALIZER;
+static uint32_t *d_sent;       /* origin: DONEs sent to each rank (under dones_mu) */
+static uint64_t *d_mark;       /* origin: the last one's unacknowledged mark, 0 once applied */
+static uint32_t *d_applied;    /* target: DONEs from each rank its progress thread applied */
+
+static void dones_init(void) {
+  size_t n = (size_t)hrace__proc.size;
+  d_sent = calloc(n, sizeof *d_sent);
+  d_mark = calloc(n, sizeof *d_mark);
+  d_applied = calloc(n, sizeof *d_applied);
+  if (!d_sent || !d_mark || !d_applied) abort();
+}
+
+/* A target (world rank) said it has applied `applied` of our DONEs: if that is all we sent,
+ * the last one's mark needs no ping any more. */
+static void dones_acked(int world, uint32_t applied, int all) {
+  uint64_t mark = 0;
+  pthread_once(&dones_once, dones_init);
+  pthread_mutex_lock(&dones_mu);
+  if (all || (int32_t)(applied - d_sent[world]) >= 0) mark = d_mark[world], d_mark[world] = 0;
+  pthread_mutex_unlock(&dones_mu);
+  if (mark) hrace__shared_late_applied(world, mark);
+}
+
 /* A DONE from h->origin, with its clock (vc, n): complete its operations here and deposit
  * the clock for our MPI_Win_wait. Caller holds the registry lock (the progress thread, or the
  * completing thread for its own process). */
 void hrace__done_apply(hrace_win_t *w, const hrace_msg_t *h, const hrace_clk_t *vc, uint32_t n) {
   hrace__rma_complete_ops(w, h);
+  if (h->origin != hrace__proc.rank) {
+    pthread_once(&dones_once, dones_init);
+    __atomic_add_fetch(&d_applied[h->origin], 1, __ATOMIC_RELEASE);
+  }
   int g = hrace__win_group_rank(w, h->origin);
   if (g < 0) return;
   hrace__vc_join_raw(&w->done_vc, vc, n);
@@ -207,8 +240,10 @@ int hrace__h_win_post(MPI_Group group, int assert, MPI_Win win, int active, uint
     hrace_msg_t h = hrace__rma_msg(w, HRACE_MSG_POST);
     for (int t = 0; t < w->gsize; t++)
       if (g[t]) {
-        h.complete = w->done_seen[t];
-        hrace__ctl_send(hrace__win_world(w, t), &h, NULL, clock, NULL, NULL);
+        int world = hrace__win_world(w, t);
+        pthread_once(&dones_once, dones_init);
+        h.complete = world == hrace__proc.rank ? 0 : __atomic_load_n(&d_applied[world], __ATOMIC_ACQUIRE);
+        hrace__ctl_send(world, &h, NULL, clock, NULL, NULL);
       }
     hrace__signal_done("MPI_Win_post");
   }
@@ -236,14 +271,9 @@ int hrace__h_win_start(MPI_Group group, int assert, MPI_Win win, int active, uin
     await(w, g, w->posts, hrace__caller(ret), "MPI_Win_start", "MPI_Win_post", MPI_WIN_NULL, &unused);
     memcpy(ack, w->post_ack, (size_t)w->gsize * sizeof *ack);
     hrace__win_unlock();
-    for (int t = 0; t < w->gsize; t++) {
-      if (!g[t]) continue;
-      uint64_t mark = 0;
-      pthread_mutex_lock(&w->omu);
-      if ((int32_t)(ack[t] - w->done_sent[t]) >= 0) mark = w->done_mark[t], w->done_mark[t] = 0;
-      pthread_mutex_unlock(&w->omu);
-      if (mark) hrace__shared_late_applied(hrace__win_world(w, t), mark);
-    }
+    for (int t = 0; t < w->gsize; t++)
+      if (g[t] && hrace__win_world(w, t) != hrace__proc.rank)
+        dones_acked(hrace__win_world(w, t), ack[t], 0);
     if (ack != smallack) free(ack);
   }
   int rc = PMPI_Win_start(group, assert, win);
@@ -288,12 +318,17 @@ int hrace__h_win_complete(MPI_Win win, int active, uintptr_t ret) {
         continue;
       }
       hrace__ctl_send(world, &h, NULL, clock, NULL, NULL);
-      w->done_sent[t]++;
-      if (members == 1) w->done_mark[t] = hrace__shared_late_complete(world);
+      pthread_once(&dones_once, dones_init);
+      pthread_mutex_lock(&dones_mu);
+      d_sent[world]++;
+      if (members == 1) d_mark[world] = hrace__shared_late_complete(world);
+      pthread_mutex_unlock(&dones_mu);
     }
     for (int t = 0; t < w->gsize; t++)
-      if (members > 1 && w->start_group[t] && hrace__win_world(w, t) != hrace__proc.rank)
+      if (members > 1 && w->start_group[t] && hrace__win_world(w, t) != hrace__proc.rank) {
         hrace__ctl_wait_reply(hrace__win_world(w, t), HRACE_MSG_ACK, NULL);
+        dones_acked(hrace__win_world(w, t), 0, 1);   /* applied: so is every earlier one */
+      }
     for (int t = 0; t < w->gsize; t++)
       if (w->start_group[t]) w->dirty[t] = 0;
     memset(w->start_group, 0, (size_t)w->gsize);
@@ -313,7 +348,6 @@ static void end_exposure(hrace_win_t *w, uintptr_t pc, const char *call) {
   hrace_vc_t got;
   hrace__vc_init(&got, w->done_vc.n);
   hrace__vc_copy(&got, &w->done_vc);
-  for (int g = 0; g < w->gsize; g++) w->done_seen[g] += w->post_group[g];
   memset(w->post_group, 0, (size_t)w->gsize);
   w->posted = 0;
   hrace__win_unlock();

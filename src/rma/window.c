@@ -103,9 +103,6 @@ hrace_win_t *hrace__win_register(MPI_Win win, MPI_Comm comm, int kind, void *bas
   w->dones = xcalloc(w->gsize, sizeof *w->dones);
   w->posts = xcalloc(w->gsize, sizeof *w->posts);
   w->post_ack = xcalloc(w->gsize, sizeof *w->post_ack);
-  w->done_sent = xcalloc(w->gsize, sizeof *w->done_sent);
-  w->done_mark = xcalloc(w->gsize, sizeof *w->done_mark);
-  w->done_seen = xcalloc(w->gsize, sizeof *w->done_seen);
   uint32_t n = hrace__clock_len();
   hrace__vc_init(&w->rel_excl, n);
   hrace__vc_init(&w->rel_all, n);
@@ -402,9 +399,6 @@ void hrace__win_unregister(hrace_win_t *w) {
   free(w->dones);
   free(w->posts);
   free(w->post_ack);
-  free(w->done_sent);
-  free(w->done_mark);
-  free(w->done_seen);
   free(w->sizes);
   free(w->disp_units);
   free(w->waiters);

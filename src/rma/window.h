@@ -78,15 +78,10 @@ typedef struct hrace_win {
   /* Exposure side of PSCW (application threads). */
   uint8_t *post_group;         /* per group rank: in the current MPI_Win_post group */
   int posted;                  /* inside a PSCW exposure epoch */
-  /* PSCW (pscw.c): which DONEs the target has applied, so that a completion needs no ping. */
-  uint32_t *done_sent;         /* origin, per group rank: DONE messages sent there so far */
-  uint64_t *done_mark;         /* origin, per group rank: the last one's unacknowledged mark
-                                  (rma/shared.h), 0 once the target said it applied it */
-  uint32_t *done_seen;         /* target, per group rank: DONEs its waits took so far */
   /* Deposits made by the progress thread under the registry lock (see hrace__win_wait). */
   unsigned *posts;             /* per group rank: MPI_Win_post messages not yet matched */
   hrace_vc_t *post_vcs;        /* per group rank: the clock of that post (allocated lazily) */
-  uint32_t *post_ack;          /* per group rank: the done_seen its post carried */
+  uint32_t *post_ack;          /* per group rank: how many of our DONEs it had applied then */
   unsigned *dones;             /* per group rank: MPI_Win_complete messages not yet matched */
   hrace_vc_t done_vc;          /* join of their clocks */
   /* Target side (progress thread only, under the registry lock). */
