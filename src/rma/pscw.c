@@ -179,12 +179,16 @@ static void dones_init(void) {
 }
 
 /* A target (world rank) said it has applied `applied` of our DONEs: if that is all we sent,
- * the last one's mark needs no ping any more. */
-static void dones_acked(int world, uint32_t applied, int all) {
+ * the last one's mark needs no ping any more. Only when the application makes one MPI call at
+ * a time: a mark is taken after its message is sent (rma/shared.h), so with two threads
+ * completing at once (a flush and a complete to one target) a mark below the DONE's could
+ * belong to a message sent after the DONE, which the count does not cover. */
+static void dones_acked(int world, uint32_t applied) {
   uint64_t mark = 0;
+  if (!hrace__mpi_serial()) return;
   pthread_once(&dones_once, dones_init);
   pthread_mutex_lock(&dones_mu);
-  if (all || (int32_t)(applied - d_sent[world]) >= 0) mark = d_mark[world], d_mark[world] = 0;
+  if ((int32_t)(applied - d_sent[world]) >= 0) mark = d_mark[world], d_mark[world] = 0;
   pthread_mutex_unlock(&dones_mu);
   if (mark) hrace__shared_late_applied(world, mark);
 }
@@ -261,8 +265,8 @@ int hrace__h_win_start(MPI_Group group, int assert, MPI_Win win, int active, uin
   }
   if (w) g = members(w, group, "MPI_Win_start", hrace__caller(ret), small);
   if (g) {
-    /* Take the posts; a target that has taken every DONE we sent it has applied them: our
-     * next publication need not ping it for them. */
+    /* Take the posts; a target that had applied every DONE we sent it needs no ping for
+     * them at our next publication. */
     int unused = 0;
     uint32_t smallack[SMALL_GROUP];
     uint32_t *ack = w->gsize <= SMALL_GROUP ? smallack : malloc((size_t)w->gsize * sizeof *ack);
@@ -273,7 +277,7 @@ int hrace__h_win_start(MPI_Group group, int assert, MPI_Win win, int active, uin
     hrace__win_unlock();
     for (int t = 0; t < w->gsize; t++)
       if (g[t] && hrace__win_world(w, t) != hrace__proc.rank)
-        dones_acked(hrace__win_world(w, t), ack[t], 0);
+        dones_acked(hrace__win_world(w, t), ack[t]);
     if (ack != smallack) free(ack);
   }
   int rc = PMPI_Win_start(group, assert, win);
@@ -301,10 +305,10 @@ int hrace__h_win_complete(MPI_Win win, int active, uintptr_t ret) {
     pthread_mutex_lock(&w->omu);
     /* DONE completes our operations at each target and deposits our clock there. With more
      * than one target, each acknowledges (see the top of this file). */
-    int members = 0;
-    for (int t = 0; t < w->gsize; t++) members += w->start_group[t] != 0;
+    int ntargets = 0;
+    for (int t = 0; t < w->gsize; t++) ntargets += w->start_group[t] != 0;
     hrace_msg_t h = hrace__rma_msg(w, HRACE_MSG_DONE);
-    if (members == 1) h.reply_tag = HRACE_NO_REPLY;
+    if (ntargets == 1) h.reply_tag = HRACE_NO_REPLY;
     for (int t = 0; t < w->gsize; t++) {
       if (!w->start_group[t]) continue;
       int world = hrace__win_world(w, t);
@@ -321,14 +325,12 @@ int hrace__h_win_complete(MPI_Win win, int active, uintptr_t ret) {
       pthread_once(&dones_once, dones_init);
       pthread_mutex_lock(&dones_mu);
       d_sent[world]++;
-      if (members == 1) d_mark[world] = hrace__shared_late_complete(world);
+      if (ntargets == 1) d_mark[world] = hrace__shared_late_complete(world);
       pthread_mutex_unlock(&dones_mu);
     }
     for (int t = 0; t < w->gsize; t++)
-      if (members > 1 && w->start_group[t] && hrace__win_world(w, t) != hrace__proc.rank) {
+      if (ntargets > 1 && w->start_group[t] && hrace__win_world(w, t) != hrace__proc.rank)
         hrace__ctl_wait_reply(hrace__win_world(w, t), HRACE_MSG_ACK, NULL);
-        dones_acked(hrace__win_world(w, t), 0, 1);   /* applied: so is every earlier one */
-      }
     for (int t = 0; t < w->gsize; t++)
       if (w->start_group[t]) w->dirty[t] = 0;
     memset(w->start_group, 0, (size_t)w->gsize);
