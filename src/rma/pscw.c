@@ -30,11 +30,12 @@
  *    the DONE goes out unacknowledged, as an unacknowledged completion (rma/shared.h): the
  *    origin's next publication pings the target first, unless the target's next post said it
  *    has applied it (the count in POST: its progress thread applied as many DONEs from us, on
- *    any window, as we sent; one connection carries them in order). In a
- *    pipeline the origin's next publication is its next complete, after the next start: no
- *    ping; in a halo exchange it is the next post, which pings nobody. With more than one target the DONE to one carries
- *    a clock ordered after the completion at another, which could pass it on: then complete
- *    waits for every target's acknowledgement, as a completing call otherwise does.
+ *    any window, as we sent; one connection carries them in order; below
+ *    MPI_THREAD_MULTIPLE only, see dones_acked). In a pipeline the origin's next publication
+ *    is its next complete, after the next start: no ping; in a halo exchange it is the next
+ *    post, which pings nobody. With more than one target the DONE to one carries a clock
+ *    ordered after the completion at another, which could pass it on: then complete waits
+ *    for every target's acknowledgement, as a completing call otherwise does.
  *
  * Start blocks until the posts arrive, as Open MPI's does (the standard allows it). hrace
  * waits for posts and DONEs *before* the real MPI_Win_start / MPI_Win_wait, so that a program
@@ -246,7 +247,8 @@ int hrace__h_win_post(MPI_Group group, int assert, MPI_Win win, int active, uint
       if (g[t]) {
         int world = hrace__win_world(w, t);
         pthread_once(&dones_once, dones_init);
-        h.complete = world == hrace__proc.rank ? 0 : __atomic_load_n(&d_applied[world], __ATOMIC_ACQUIRE);
+        h.complete = world == hrace__proc.rank ? 0
+                                               : __atomic_load_n(&d_applied[world], __ATOMIC_ACQUIRE);
         hrace__ctl_send(world, &h, NULL, clock, NULL, NULL);
       }
     hrace__signal_done("MPI_Win_post");
@@ -272,7 +274,8 @@ int hrace__h_win_start(MPI_Group group, int assert, MPI_Win win, int active, uin
     uint32_t *ack = w->gsize <= SMALL_GROUP ? smallack : malloc((size_t)w->gsize * sizeof *ack);
     if (!ack) abort();
     hrace__win_lock();
-    await(w, g, w->posts, hrace__caller(ret), "MPI_Win_start", "MPI_Win_post", MPI_WIN_NULL, &unused);
+    await(w, g, w->posts, hrace__caller(ret), "MPI_Win_start", "MPI_Win_post", MPI_WIN_NULL,
+          &unused);
     memcpy(ack, w->post_ack, (size_t)w->gsize * sizeof *ack);
     hrace__win_unlock();
     for (int t = 0; t < w->gsize; t++)
