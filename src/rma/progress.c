@@ -287,8 +287,8 @@ static void on_unlock(hrace_win_t *w, const hrace_msg_t *h, const hrace_clk_t *v
 }
 
 /* PSCW (docs/rma.md, "Synchronisation"): a DONE completes the origin's operations and deposits
- * its clock for the application thread waiting in MPI_Win_wait (pscw.c); the post travels on
- * MPI between the application threads. */
+ * its clock for the application thread waiting in MPI_Win_wait, a POST deposits the target's
+ * clock for MPI_Win_start (pscw.c); a DONE to a single target wants no reply. */
 static void on_done(hrace_win_t *w, const hrace_msg_t *h, const hrace_clk_t *vc) {
   hrace__done_apply(w, h, vc, h->vc_n);
   if (h->reply_tag != HRACE_NO_REPLY) reply(h->origin, h->reply_tag, HRACE_MSG_ACK, NULL);

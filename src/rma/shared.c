@@ -162,13 +162,6 @@ void hrace__shared_late_applied(int target, uint64_t mark) {
   pthread_mutex_unlock(&mu);
 }
 
-int hrace__shared_late_pending(int target) {
-  pthread_mutex_lock(&mu);
-  int on = late && late[target];
-  pthread_mutex_unlock(&mu);
-  return on;
-}
-
 static __thread int pings_deferred;
 void hrace__shared_defer_pings(int on) { pings_deferred = on; }
 

@@ -30,8 +30,6 @@ uint64_t hrace__shared_late_complete(int target);   /* returns the completion's 
 /* The target (world rank) is known to have applied the completion of `mark` (a message of its
  * said so): it needs no ping for it, nor for earlier ones. */
 void hrace__shared_late_applied(int target, uint64_t mark);
-/* Is a completion sent to `target` (world rank) still unacknowledged? */
-int hrace__shared_late_pending(int target);
 /* While on, the calling thread's publications send the batches but ping nobody: for a clock
  * that can order nothing at another process (MPI_Win_post's: pscw.c). */
 void hrace__shared_defer_pings(int on);
