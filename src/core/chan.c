@@ -242,12 +242,20 @@ static int open_to(int peer) {
   return fd;
 }
 
-static void put(int fd, int peer, int32_t tag, const void *a, size_t na, const void *b, size_t nb) {
+/* One message, after `pre` bytes of earlier ones (the lazy buffer: 0 or more), in one write. */
+static void put_after(int fd, int peer, const void *pre, size_t npre, int32_t tag, const void *a,
+                      size_t na, const void *b, size_t nb) {
   if (na + nb > UINT32_MAX) hrace__fatal("internal message of %zu bytes is too large", na + nb);
   mhdr_t h = { (uint32_t)(na + nb), tag };
-  struct iovec iov[3] = { { &h, sizeof h }, { (void *)a, na }, { (void *)b, nb } };
-  if (write_all(fd, iov, nb ? 3 : 2))
+  struct iovec iov[4] = { { (void *)pre, npre }, { &h, sizeof h }, { (void *)a, na },
+                          { (void *)b, nb } };
+  int skip = npre ? 0 : 1;
+  if (write_all(fd, iov + skip, (nb ? 4 : 3) - skip))
     hrace__warn("lost a message to rank %d (its connection failed: %s)", peer, strerror(errno));
+}
+
+static void put(int fd, int peer, int32_t tag, const void *a, size_t na, const void *b, size_t nb) {
+  put_after(fd, peer, NULL, 0, tag, a, na, b, nb);
 }
 
 static void flush_locked(out_t *o, int peer) {
@@ -263,8 +271,13 @@ void hrace__chan_send(int peer, int32_t tag, const void *a, size_t na, const voi
   out_t *o = &req[peer];
   pthread_mutex_lock(&o->mu);
   if (o->fd < 0) o->fd = open_to(peer);
-  flush_locked(o, peer);   /* what waited goes first: one order per connection */
-  put(o->fd, peer, tag, a, na, b, nb);
+  /* What waited goes first, in the same write (one order per connection; a completion after
+   * its records costs one system call). */
+  put_after(o->fd, peer, o->lazy, o->nlazy, tag, a, na, b, nb);
+  if (o->nlazy) {
+    o->nlazy = 0;
+    atomic_fetch_sub_explicit(&nlazy_peers, 1, memory_order_relaxed);
+  }
   pthread_mutex_unlock(&o->mu);
 }
 

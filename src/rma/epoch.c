@@ -10,6 +10,7 @@
  *   flush(t), flush_all  none (completion is not synchronisation)   remote + local
  *   flush_local(_all)    none                                       local only (buffers)
  *   fence                all-to-all over the window group           remote + local, all ops
+ *                        (one allreduce on the window's shadow)     (acknowledged: fence_complete)
  *   fence(NOPRECEDE)     publish only: the new epoch's operations   (nothing may be pending)
  *                        follow every member's fence, the caller
  *                        does not (MPI-3.1 Sec. 11.5.1)
@@ -220,6 +221,39 @@ int hrace__h_win_flush_local_all(MPI_Win win, int active, uintptr_t ret) {
   return rc;
 }
 
+/* A fence's remote completion: an acknowledged COMPLETE to every target with records, all sent
+ * before the first reply is awaited. The clock exchange that follows publishes our clock to
+ * every member, so the targets must have applied the records first (the delivery invariant,
+ * protocol.h): an unacknowledged COMPLETE (hrace__rma_complete) would be followed by a PING
+ * to each target, one after another, from that publication: two messages per target where
+ * one does. */
+static void fence_complete(hrace_win_t *w) {
+  hrace__rma_dup_reset();
+  pthread_mutex_lock(&w->omu);
+  hrace_msg_t h = hrace__rma_msg(w, HRACE_MSG_COMPLETE);
+  for (int t = 0; t < w->gsize; t++) {
+    if (!w->dirty[t]) continue;
+    int world = hrace__win_world(w, t);
+    if (world != hrace__proc.rank) {
+      hrace__ctl_send(world, &h, NULL, NULL, NULL, NULL);
+      continue;
+    }
+    /* Operations on ourselves were applied by their issuing threads: so is their completion. */
+    hrace__win_lock();
+    hrace__rma_complete_ops(w, &h);
+    hrace__win_broadcast();
+    hrace__win_unlock();
+    w->dirty[t] = 0;
+  }
+  for (int t = 0; t < w->gsize; t++)
+    if (w->dirty[t]) {
+      hrace__ctl_wait_reply(hrace__win_world(w, t), HRACE_MSG_ACK, NULL);
+      w->dirty[t] = 0;
+    }
+  pthread_mutex_unlock(&w->omu);
+  hrace__buffers_complete(w, -1);
+}
+
 /* A NOPRECEDE fence: every member publishes its clock (the all-reduce of hrace__sync_all),
  * but nobody joins it; the epoch's operations carry the join instead. */
 static void fence_publish(hrace_win_t *w) {
@@ -246,7 +280,7 @@ int hrace__h_win_fence(int assert, MPI_Win win, int active, uintptr_t ret) {
   }
   int rc = PMPI_Win_fence(assert, win);
   if (w && rc == MPI_SUCCESS) {
-    hrace__rma_complete(w, -1);
+    fence_complete(w);
     if (assert & MPI_MODE_NOPRECEDE) {
       fence_publish(w);
     } else {

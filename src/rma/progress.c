@@ -286,26 +286,12 @@ static void on_unlock(hrace_win_t *w, const hrace_msg_t *h, const hrace_clk_t *v
   w->nwaiters -= k;
 }
 
-/* PSCW (docs/rma.md, "Synchronisation"): a post deposited at the origin, a complete at the target;
- * the application thread waiting in MPI_Win_start / MPI_Win_wait takes it from there. */
-static void on_post(hrace_win_t *w, const hrace_msg_t *h, const hrace_clk_t *vc) {
-  int g = hrace__win_group_rank(w, h->origin);
-  if (g < 0) return;
-  /* The next post from g can only follow our MPI_Win_complete of this one (its MPI_Win_wait
-   * waits for it), so one slot per target suffices. */
-  w->posts[g]++;
-  if (!w->post_vcs[g].n) hrace__vc_init(&w->post_vcs[g], hrace__clock_len());
-  hrace__vc_join_raw(&w->post_vcs[g], vc, h->vc_n);
-}
-
+/* PSCW (docs/rma.md, "Synchronisation"): a DONE completes the origin's operations and deposits
+ * its clock for the application thread waiting in MPI_Win_wait, a POST deposits the target's
+ * clock for MPI_Win_start (pscw.c); a DONE to a single target wants no reply. */
 static void on_done(hrace_win_t *w, const hrace_msg_t *h, const hrace_clk_t *vc) {
-  hrace__rma_complete_ops(w, h);
-  int g = hrace__win_group_rank(w, h->origin);
-  if (g >= 0) {
-    w->dones[g]++;
-    hrace__vc_join_raw(&w->done_vc, vc, h->vc_n);
-  }
-  reply(h->origin, h->reply_tag, HRACE_MSG_ACK, NULL);
+  hrace__done_apply(w, h, vc, h->vc_n);
+  if (h->reply_tag != HRACE_NO_REPLY) reply(h->origin, h->reply_tag, HRACE_MSG_ACK, NULL);
 }
 
 /* Returns 0 to stop. */
@@ -329,7 +315,8 @@ static int handle_ctl(void *buf, int n, int source) {
     /* Only an erroneous program gets here (operation on a window already freed at the target). */
     hrace__warn("message %u for unknown window id %u from rank %d dropped", h->type, h->win, source);
     if ((h->type == HRACE_MSG_COMPLETE && h->reply_tag != HRACE_NO_REPLY) ||
-        h->type == HRACE_MSG_UNLOCK || h->type == HRACE_MSG_DONE || h->type == HRACE_MSG_RSIG)
+        (h->type == HRACE_MSG_DONE && h->reply_tag != HRACE_NO_REPLY) ||
+        h->type == HRACE_MSG_UNLOCK || h->type == HRACE_MSG_RSIG)
       reply(h->origin, h->reply_tag, HRACE_MSG_ACK, NULL);
     else if (h->type == HRACE_MSG_LOCK || h->type == HRACE_MSG_RWAIT)
       reply(h->origin, h->reply_tag, HRACE_MSG_GRANT, NULL);
@@ -343,8 +330,8 @@ static int handle_ctl(void *buf, int n, int source) {
     break;
   case HRACE_MSG_LOCK: on_lock(w, h); break;
   case HRACE_MSG_UNLOCK: on_unlock(w, h, vc); break;
-  case HRACE_MSG_POST: on_post(w, h, vc); break;
   case HRACE_MSG_DONE: on_done(w, h, vc); break;
+  case HRACE_MSG_POST: hrace__post_apply(w, h, vc); break;
   case HRACE_MSG_FWD: hrace__shared_apply(w, h, ranges, vc, blob); break;
   case HRACE_MSG_RSIG: hrace__annotate_on_rsig(w, h, ranges, vc); break;
   case HRACE_MSG_RWAIT: hrace__annotate_on_rwait(w, h, ranges); break;

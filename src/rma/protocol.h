@@ -9,8 +9,11 @@
  *                                                                       none (HRACE_NO_REPLY)
  *   LOCK       origin -> target        lock type                        GRANT + release clock
  *   UNLOCK     origin -> target        lock type, completion, clock     ACK once applied
- *   POST       target -> origin        the post's clock (PSCW)          none (deposited)
- *   DONE       origin -> target        completion epoch, clock (PSCW)   ACK once applied
+ *   POST       target -> origin        the post's clock, the DONEs from none (deposited)
+ *                                          the origin applied here (PSCW)
+ *   DONE       origin -> target        completion epoch, clock (PSCW)   none (deposited), or
+ *                                                                       ACK once applied
+ *                                                                       (several targets)
  *   FWD        q -> owner p            q's loads / stores into p's      none
  *                                      shared-memory segment, q's clock
  *   PING       any -> any              -                                ACK (all before it applied)
@@ -20,8 +23,11 @@
  *   STOP       self -> own progress    -                                none
  *
  * The ACKs are the delivery invariant (docs/design.md, "Remote accesses"): an origin does not
- * return from a completing call (unlock, flush, fence, complete) before the target has applied the
- * records, so any event ordered after the completion finds them in the target's shadow. A flush
+ * return from a completing call (unlock, flush, fence) before the target has applied the
+ * records, so any event ordered after the completion finds them in the target's shadow. A
+ * PSCW complete to a single target sends DONE unacknowledged too: the target's MPI_Win_wait
+ * joins its clock only once applied, and the origin's later publications ping the target
+ * unless the target's next post said it applied it (pscw.c). A flush
  * to another process sends its COMPLETE with reply_tag HRACE_NO_REPLY and does not wait; the next
  * publication of the origin's clock pings the target instead (ops.c, hrace__rma_complete_remote:
  * only that publication can order anything after the completion there). Records of
@@ -53,7 +59,8 @@ typedef struct hrace_msg {
   uint32_t lock_type;          /* LOCK / UNLOCK: HRACE_LOCK_SHARED or HRACE_LOCK_EXCL */
   uint16_t op, flags;          /* OP: hrace_op label, HRACE_ACC_* flags */
   uint32_t atomic_class;       /* OP: accumulate-family class (0: plain) */
-  hrace_clk_t complete;        /* COMPLETE / UNLOCK / DONE: the origin's epoch at completion */
+  hrace_clk_t complete;        /* COMPLETE / UNLOCK / DONE: the origin's epoch at completion;
+                                  POST: DONEs from the receiver applied at the sender */
   int32_t tag;                 /* PSIG: the annotation's tag */
   uint32_t nranges;            /* number of (offset, length) byte ranges that follow */
   uint32_t vc_n;               /* entries of the clock that follows the ranges */

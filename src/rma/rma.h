@@ -80,6 +80,8 @@ void hrace__rma_apply(hrace_win_t *w, const hrace_msg_t *h, const uint64_t *rang
 
 /* Progress-thread handlers defined outside progress.c (caller holds the registry lock). */
 void hrace__ctl_reply(int to, int tag, uint32_t type, const hrace_vc_t *vc);
+void hrace__post_apply(hrace_win_t *w, const hrace_msg_t *h, const hrace_clk_t *vc);
+void hrace__done_apply(hrace_win_t *w, const hrace_msg_t *h, const hrace_clk_t *vc, uint32_t n);
 void hrace__annotate_on_psig(const hrace_msg_t *h, const hrace_clk_t *vc);
 void hrace__annotate_on_rsig(hrace_win_t *w, const hrace_msg_t *h, const uint64_t *ranges,
                              const hrace_clk_t *vc);

@@ -140,14 +140,30 @@ static void update_pending(void) {
   atomic_store_explicit(&hrace__fwd_pending, any, memory_order_relaxed);
 }
 
-void hrace__shared_late_complete(int target) {
+uint64_t hrace__shared_late_complete(int target) {
   pthread_mutex_lock(&mu);
   if (!late && !(late = calloc((size_t)hrace__proc.size, sizeof *late))) abort();
   if (!late[target]) nlate++;
-  late[target] = ++late_seq;
+  uint64_t mark = late[target] = ++late_seq;
   atomic_store_explicit(&hrace__fwd_pending, 1, memory_order_relaxed);
   pthread_mutex_unlock(&mu);
+  return mark;
 }
+
+/* Marks grow with the order of the sends, and one connection delivers in that order: the
+ * target has applied every completion up to `mark`. */
+void hrace__shared_late_applied(int target, uint64_t mark) {
+  pthread_mutex_lock(&mu);
+  if (late && late[target] && late[target] <= mark) {
+    late[target] = 0;
+    nlate--;
+    update_pending();
+  }
+  pthread_mutex_unlock(&mu);
+}
+
+static __thread int pings_deferred;
+void hrace__shared_defer_pings(int on) { pings_deferred = on; }
 
 void hrace__shared_access(void *peer, uintptr_t addr, uintptr_t len, uint16_t flags, uint16_t op,
                           uint32_t atomic_class, uintptr_t pc) {
@@ -227,6 +243,7 @@ void hrace__shared_flush_to(int target) {
  * completions sent unacknowledged, is published. */
 static void fwd_flush(int acked) {
   int *to = NULL, nto = 0;
+  if (pings_deferred) acked = 0;
   uint64_t *seq = NULL;
   pthread_mutex_lock(&mu);
   for (hrace_peer_t *p = peers; p; p = p->next) {

@@ -26,7 +26,13 @@ void hrace__shared_access(void *peer, uintptr_t addr, uintptr_t len, uint16_t fl
 /* A COMPLETE message went to world rank `target` without waiting for its acknowledgement
  * (hrace__rma_complete_remote): the next publication of a clock pings the target first, so
  * the target has applied it before anything ordered after the completion can reach it. */
-void hrace__shared_late_complete(int target);
+uint64_t hrace__shared_late_complete(int target);   /* returns the completion's mark */
+/* The target (world rank) is known to have applied the completion of `mark` (a message of its
+ * said so): it needs no ping for it, nor for earlier ones. */
+void hrace__shared_late_applied(int target, uint64_t mark);
+/* While on, the calling thread's publications send the batches but ping nobody: for a clock
+ * that can order nothing at another process (MPI_Win_post's: pscw.c). */
+void hrace__shared_defer_pings(int on);
 /* Send what is batched for world rank `target` (before another message to it). */
 void hrace__shared_flush_to(int target);
 /* Progress thread at the owner: apply a FWD message to w's shadow. */

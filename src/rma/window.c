@@ -93,15 +93,16 @@ hrace_win_t *hrace__win_register(MPI_Win win, MPI_Comm comm, int kind, void *bas
   PMPI_Comm_group(comm, &g);
   PMPI_Comm_group(MPI_COMM_WORLD, &wg);
   PMPI_Group_translate_ranks(g, w->gsize, idx, wg, w->world);
-  PMPI_Group_free(&g);
+  w->group = g;   /* kept: PSCW groups translate to it (hrace__win_group_flags) */
   PMPI_Group_free(&wg);
   free(idx);
   w->lock = xcalloc(w->gsize, 1);
   w->dirty = xcalloc(w->gsize, 1);
   w->start_group = xcalloc(w->gsize, 1);
   w->post_group = xcalloc(w->gsize, 1);
-  w->posts = xcalloc(w->gsize, sizeof *w->posts);
   w->dones = xcalloc(w->gsize, sizeof *w->dones);
+  w->posts = xcalloc(w->gsize, sizeof *w->posts);
+  w->post_ack = xcalloc(w->gsize, sizeof *w->post_ack);
   uint32_t n = hrace__clock_len();
   hrace__vc_init(&w->rel_excl, n);
   hrace__vc_init(&w->rel_all, n);
@@ -324,28 +325,27 @@ int hrace__win_group_rank(const hrace_win_t *w, int world) {
   return -1;
 }
 
+/* Called by every MPI_Win_post and MPI_Win_start: one translation into the window's group,
+ * which gives the flags' indices directly (the world's group and a search per member cost
+ * as much again as the real call, bench/README.md "Session 11: short epochs"). */
 int hrace__win_group_flags(const hrace_win_t *w, MPI_Group g, uint8_t *flags, int *bad) {
   int n = 0;
-  MPI_Group wg;
   memset(flags, 0, (size_t)w->gsize);
   if (PMPI_Group_size(g, &n) != MPI_SUCCESS) return -1;
-  PMPI_Comm_group(MPI_COMM_WORLD, &wg);
-  int *idx = xcalloc(n, sizeof *idx), *world = xcalloc(n, sizeof *world);
+  int small[2][16], *idx = small[0], *gr = small[1];
+  if (n > 16) idx = xcalloc(n, sizeof *idx), gr = xcalloc(n, sizeof *gr);
   for (int i = 0; i < n; i++) idx[i] = i;
-  PMPI_Group_translate_ranks(g, n, idx, wg, world);
-  PMPI_Group_free(&wg);
   int rc = n;
-  for (int i = 0; i < n; i++) {
-    int gr = hrace__win_group_rank(w, world[i]);
-    if (gr < 0) {
+  if (n && PMPI_Group_translate_ranks(g, n, idx, w->group, gr) != MPI_SUCCESS) rc = -1;
+  for (int i = 0; i < n && rc >= 0; i++) {
+    if (gr[i] < 0 || gr[i] >= w->gsize) {   /* MPI_UNDEFINED: not in the window's group */
       if (bad) *bad = i;
       rc = -1;
-      continue;
+      break;
     }
-    flags[gr] = 1;
+    flags[gr[i]] = 1;
   }
-  free(idx);
-  free(world);
+  if (idx != small[0]) free(idx), free(gr);
   return rc;
 }
 
@@ -382,6 +382,7 @@ void hrace__win_unregister(hrace_win_t *w) {
     free(r);
   }
   PMPI_Comm_free(&w->shadow);
+  PMPI_Group_free(&w->group);
   hrace__shadow_free(&w->cells);
   hrace__vc_free(&w->rel_excl);
   hrace__vc_free(&w->rel_all);
@@ -395,8 +396,9 @@ void hrace__win_unregister(hrace_win_t *w) {
   free(w->dirty);
   free(w->start_group);
   free(w->post_group);
-  free(w->posts);
   free(w->dones);
+  free(w->posts);
+  free(w->post_ack);
   free(w->sizes);
   free(w->disp_units);
   free(w->waiters);

@@ -47,6 +47,7 @@ typedef struct hrace_win {
   MPI_Comm shadow;             /* dup of the window's communicator: clock exchanges */
   int gsize, grank;            /* size of the window group, our rank in it */
   int *world;                  /* group rank -> world rank */
+  MPI_Group group;             /* the window's group (registered windows; else MPI_GROUP_NULL) */
   /* Local memory (this segment). */
   char *base;
   uint64_t size;
@@ -80,6 +81,7 @@ typedef struct hrace_win {
   /* Deposits made by the progress thread under the registry lock (see hrace__win_wait). */
   unsigned *posts;             /* per group rank: MPI_Win_post messages not yet matched */
   hrace_vc_t *post_vcs;        /* per group rank: the clock of that post (allocated lazily) */
+  uint32_t *post_ack;          /* per group rank: how many of our DONEs it had applied then */
   unsigned *dones;             /* per group rank: MPI_Win_complete messages not yet matched */
   hrace_vc_t done_vc;          /* join of their clocks */
   /* Target side (progress thread only, under the registry lock). */
