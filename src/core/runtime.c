@@ -71,6 +71,17 @@ static void live_add(hrace_ctx_t *c) {
   pthread_mutex_unlock(&live_mu);
 }
 
+/* A thread's own context, which may be listed already: hrace code run before the executable's
+ * TLS was set up (an ifunc resolver of target_clones) made the main thread's state once, and
+ * the zeroed TLS made it again at the same address; added twice, the list became a cycle. */
+static void live_add_thread(hrace_ctx_t *c) {
+  pthread_mutex_lock(&live_mu);
+  bool listed = false;
+  for (const hrace_ctx_t *x = live_head; x && !listed; x = x->live_next) listed = x == c;
+  pthread_mutex_unlock(&live_mu);
+  if (!listed) live_add(c);
+}
+
 static void live_remove(hrace_ctx_t *c) {
   pthread_mutex_lock(&live_mu);
   if (c->live_prev) c->live_prev->live_next = c->live_next;
@@ -118,7 +129,7 @@ hrace_thread_t *hrace__thread_first(void) {
     hrace__self.published = 1;
     ctx_init(&hrace__self.base, atomic_fetch_add(&next_idx, 1));
     hrace__self.cur = &hrace__self.base;
-    live_add(&hrace__self.base);
+    live_add_thread(&hrace__self.base);
     live_own = true;
     pthread_once(&live_once, live_key_make);
     pthread_setspecific(live_key, &hrace__self);   /* non-NULL: the destructor runs at exit */
