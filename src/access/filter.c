@@ -41,18 +41,23 @@ static inline void cpu_relax(void) {
 #endif
 }
 
+/* A reader's start: wait out a writer, then the sequence number, the array and its count as
+ * of it (the caller re-reads seq after its fence and retries when it moved). */
+static inline unsigned read_begin(arr_t **ar, unsigned *n) {
+  unsigned s0;
+  while ((s0 = atomic_load_explicit(&seq, memory_order_acquire)) & 1) cpu_relax();
+  *ar = atomic_load_explicit(&cur, memory_order_acquire);
+  *n = LD(count);
+  if (*ar && *n > (*ar)->cap) *n = (*ar)->cap;
+  return s0;
+}
+
 unsigned hrace__filter_find(uintptr_t a, size_t len, hrace_range_t *out, unsigned max) {
   if (!len) return 0;
   uintptr_t b = a + len < a ? UINTPTR_MAX : a + len;
   for (;;) {
-    unsigned s0 = atomic_load_explicit(&seq, memory_order_acquire);
-    if (s0 & 1) {
-      cpu_relax();
-      continue;
-    }
-    arr_t *ar = atomic_load_explicit(&cur, memory_order_acquire);
-    unsigned n = LD(count), k = 0;
-    if (ar && n > ar->cap) n = ar->cap;
+    arr_t *ar;
+    unsigned n, k = 0, s0 = read_begin(&ar, &n);
     if (ar && n) {
       unsigned l = 0, h = n;            /* first entry with lo >= b */
       while (l < h) {
@@ -83,14 +88,8 @@ unsigned hrace__filter_find(uintptr_t a, size_t len, hrace_range_t *out, unsigne
 
 bool hrace__filter_gap(uintptr_t a, uintptr_t *lo, uintptr_t *hi, unsigned *seqp) {
   for (;;) {
-    unsigned s0 = atomic_load_explicit(&seq, memory_order_acquire);
-    if (s0 & 1) {
-      cpu_relax();
-      continue;
-    }
-    arr_t *ar = atomic_load_explicit(&cur, memory_order_acquire);
-    unsigned n = LD(count);
-    if (ar && n > ar->cap) n = ar->cap;
+    arr_t *ar;
+    unsigned n, s0 = read_begin(&ar, &n);
     uintptr_t l = 0, h = UINTPTR_MAX;
     int inside = 0;
     if (ar && n) {
@@ -120,14 +119,8 @@ bool hrace__filter_alone(const hrace_range_t *r, uintptr_t a, size_t len, uintpt
   uintptr_t b = a + len < a ? UINTPTR_MAX : a + len;
   if (a < r->lo || b > r->hi) return false;
   for (;;) {
-    unsigned s0 = atomic_load_explicit(&seq, memory_order_acquire);
-    if (s0 & 1) {
-      cpu_relax();
-      continue;
-    }
-    arr_t *ar = atomic_load_explicit(&cur, memory_order_acquire);
-    unsigned n = LD(count);
-    if (ar && n > ar->cap) n = ar->cap;
+    arr_t *ar;
+    unsigned n, s0 = read_begin(&ar, &n);
     uintptr_t l = r->lo, h = r->hi;
     int self = 0, ok = 1;
     /* The entries are few (windows, and the buffer regions of operations in flight or lately
