@@ -55,40 +55,37 @@ static void ctx_init(hrace_ctx_t *c, uint32_t idx) {
 /* ---- live contexts: the registry hrace__ctx_base_floor reads ------------------------------
  * Every thread's own context from its first use to its exit (a thread-specific key's destructor
  * takes it out; the initial thread's stays to the end), every explicit task's from creation to
- * hrace__ctx_end. hrace's own threads are not in it. */
-static pthread_mutex_t live_mu = PTHREAD_MUTEX_INITIALIZER;
-static hrace_ctx_t *live_head;
+ * hrace__ctx_end. hrace's own threads are not in it. ctx_mu also guards the task entries kept
+ * for reuse (below), so a task's creation and end each take one lock. */
+static pthread_mutex_t ctx_mu = PTHREAD_MUTEX_INITIALIZER;
+static hrace_list_t live = HRACE_LIST_INIT(live);
 static pthread_key_t live_key;
 static pthread_once_t live_once = PTHREAD_ONCE_INIT;
 static __thread bool live_own __attribute__((tls_model("initial-exec")));   /* base is in it */
 
-static void live_add(hrace_ctx_t *c) {
-  pthread_mutex_lock(&live_mu);
-  c->live_prev = NULL;
-  c->live_next = live_head;
-  if (live_head) live_head->live_prev = c;
-  live_head = c;
-  pthread_mutex_unlock(&live_mu);
-}
-
-/* A thread's own context, which may be listed already: hrace code run before the executable's
- * TLS was set up (an ifunc resolver of target_clones) made the main thread's state once, and
- * the zeroed TLS made it again at the same address; added twice, the list became a cycle. */
+/* A thread's own context, which may be listed already with its links zeroed: hrace code run
+ * before the executable's TLS was set up (an ifunc resolver of target_clones) made the main
+ * thread's state and listed it, then the TLS image's initialisation zeroed it at the same
+ * address. Such an element is found by address and its links restored from its neighbours
+ * (pushed again, the list became a cycle and access_masked_* hung). */
 static void live_add_thread(hrace_ctx_t *c) {
-  pthread_mutex_lock(&live_mu);
-  bool listed = false;
-  for (const hrace_ctx_t *x = live_head; x && !listed; x = x->live_next) listed = x == c;
-  pthread_mutex_unlock(&live_mu);
-  if (!listed) live_add(c);
+  pthread_mutex_lock(&ctx_mu);
+  hrace_list_t *prev = &live, *next = &live;
+  while (prev->next != &live && prev->next != &c->live) prev = prev->next;
+  if (prev->next == &c->live) {
+    while (next->prev != &c->live) next = next->prev;
+    c->live.prev = prev;
+    c->live.next = next;
+  } else {
+    hrace_list_push_front(&live, &c->live);
+  }
+  pthread_mutex_unlock(&ctx_mu);
 }
 
 static void live_remove(hrace_ctx_t *c) {
-  pthread_mutex_lock(&live_mu);
-  if (c->live_prev) c->live_prev->live_next = c->live_next;
-  else if (live_head == c) live_head = c->live_next;
-  if (c->live_next) c->live_next->live_prev = c->live_prev;
-  c->live_prev = c->live_next = NULL;
-  pthread_mutex_unlock(&live_mu);
+  pthread_mutex_lock(&ctx_mu);
+  hrace_list_remove(&c->live);
+  pthread_mutex_unlock(&ctx_mu);
 }
 
 static void live_thread_exit(void *unused) {
@@ -111,12 +108,12 @@ void hrace__ctx_know_base(uint32_t num) {
 
 uint32_t hrace__ctx_base_floor(void) {
   uint32_t floor = UINT32_MAX;
-  pthread_mutex_lock(&live_mu);
-  for (const hrace_ctx_t *c = live_head; c; c = c->live_next) {
-    uint32_t b = atomic_load_explicit(&c->base, memory_order_relaxed);
+  pthread_mutex_lock(&ctx_mu);
+  hrace_list_for_each(it, tmp, &live) {
+    uint32_t b = atomic_load_explicit(&hrace_list_entry(it, hrace_ctx_t, live)->base, memory_order_relaxed);
     if (b < floor) floor = b;
   }
-  pthread_mutex_unlock(&live_mu);
+  pthread_mutex_unlock(&ctx_mu);
   return floor;
 }
 
@@ -389,7 +386,6 @@ void hrace__acquire(hrace_sync_t *s, const char *why) {
 #define FREE_MAX 256
 static struct { uint32_t idx; hrace_clk_t last; } free_idx[FREE_MAX];
 static unsigned nfree;
-static pthread_mutex_t free_mu = PTHREAD_MUTEX_INITIALIZER;
 /* Entries handed to task contexts. Every context's local part is as long as the largest entry
  * it knows, so entries must stay few: a region that creates many tasks before their ends are
  * known to the creator cannot reuse entries, and without a bound the cost grows with the square
@@ -401,8 +397,10 @@ hrace_ctx_t *hrace__ctx_new(void) {
   hrace_thread_t *t = hrace__thread();
   hrace_ctx_t *cr = t->cur, *c = malloc(sizeof *c);
   if (!c) abort();
+  /* Set before the context is listed: hrace__ctx_base_floor reads it from then on. */
+  atomic_init(&c->base, atomic_load_explicit(&cr->base, memory_order_relaxed));
   uint32_t idx = UINT32_MAX;
-  pthread_mutex_lock(&free_mu);
+  pthread_mutex_lock(&ctx_mu);
   for (unsigned i = nfree, tries = 0; i-- > 0 && tries < 8; tries++) {
     uint32_t cand = free_idx[i].idx;
     if (cand < cr->l.n && cr->l.c[cand] >= free_idx[i].last) {
@@ -414,7 +412,7 @@ hrace_ctx_t *hrace__ctx_new(void) {
   if (idx == UINT32_MAX && task_entries >= (unsigned)(hrace__opt.task_clocks > 0 ? hrace__opt.task_clocks : 0)) {
     bool warn = !warned_ctx;
     warned_ctx = true;
-    pthread_mutex_unlock(&free_mu);
+    pthread_mutex_unlock(&ctx_mu);
     free(c);
     if (warn)
       hrace__warn("%ld OpenMP tasks have clocks of their own and no entry could be reused: "
@@ -424,7 +422,8 @@ hrace_ctx_t *hrace__ctx_new(void) {
     return NULL;
   }
   if (idx == UINT32_MAX) task_entries++;
-  pthread_mutex_unlock(&free_mu);
+  hrace_list_push_front(&live, &c->live);
+  pthread_mutex_unlock(&ctx_mu);
   if (idx == UINT32_MAX) idx = atomic_fetch_add(&next_idx, 1);
   c->idx = idx;
   hrace__vc_init(&c->l, 0);
@@ -434,8 +433,6 @@ hrace_ctx_t *hrace__ctx_new(void) {
   hrace__vc_init(&c->g, 0);
   hrace__vc_copy(&c->g, &cr->g);
   c->g.local = &c->l;
-  atomic_store_explicit(&c->base, atomic_load_explicit(&cr->base, memory_order_relaxed), memory_order_relaxed);
-  live_add(c);
   c->region = "task creation";
   cr->l.c[cr->idx]++;                /* the creator's later accesses are not the task's past */
   t->run_ctx = NULL;
@@ -449,10 +446,10 @@ void hrace__ctx_switch(hrace_ctx_t *c) {
 }
 
 void hrace__ctx_end(hrace_ctx_t *c) {
-  live_remove(c);
-  pthread_mutex_lock(&free_mu);
+  pthread_mutex_lock(&ctx_mu);
+  hrace_list_remove(&c->live);
   if (nfree < FREE_MAX) free_idx[nfree++] = (typeof(free_idx[0])){ c->idx, c->l.c[c->idx] };
-  pthread_mutex_unlock(&free_mu);
+  pthread_mutex_unlock(&ctx_mu);
   hrace__vc_free(&c->l);
   hrace__vc_free(&c->g);
   free(c);

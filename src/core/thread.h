@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "base/compiler.h"
+#include "base/list.h"
 #include "clocks/access.h"
 #include "clocks/vc.h"
 
@@ -27,7 +28,7 @@ typedef struct hrace_ctx {
    * never more than the context knows (a join it does not track only leaves it lower). Read by
    * other threads (hrace__ctx_base_floor): atomic. */
   _Atomic uint32_t base;
-  struct hrace_ctx *live_prev, *live_next;   /* the registry of live contexts (runtime.c) */
+  hrace_list_t live;         /* the registry of live contexts (runtime.c) */
   const char *region;        /* the last synchronisation event of this context (reports) */
   hrace_vc_t l;              /* local clock part: entry per context of this process */
   hrace_vc_t g;              /* global clock part: entry per exporter; g.local = &l */
