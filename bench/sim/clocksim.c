@@ -142,7 +142,8 @@ static size_t dense_mem(uint32_t P, uint32_t nbase) {
 }
 
 static size_t job_mem(const job_t *j) {
-  if (j->dense) return j->caparena + (size_t)j->P * dense_mem(j->P, j->nbase);
+  if (j->dense)           /* what the simulation holds: P clocks, the bases, a phase's copies */
+    return j->caparena + 4 * (size_t)j->P * (j->P + BASES_KEPT + 1 + (j->chk ? j->capchk : 0));
   size_t m = j->caparena;
   for (uint32_t i = 0; i < j->P; i++) m += hrace__ec_mem(&j->r[i].clk);
   return m;
@@ -928,6 +929,9 @@ int main(int argc, char **argv) {
         snprintf(bnote, sizeof bnote, "base: not simulated (budget: %u dense clocks of %u B); ", P, 4 * P);
       else if (brc == -2)
         snprintf(bnote, sizeof bnote, "base: not simulated (full simulation above -D %u ranks); ", dmax);
+      else if (bst.stopped)
+        snprintf(bnote, sizeof bnote, "base: budget: stopped after %d %s; ", bst.stopped,
+                 strcmp(p, "master-worker") ? "iterations" : "results");
       if (brc == 0 && bst.bad) {
         fprintf(stderr, "check %s P=%u: %llu of %llu decoded clocks DIFFER FROM the sender's\n", p, P,
                 (unsigned long long)bst.bad, (unsigned long long)bst.checked);
