@@ -994,9 +994,12 @@ int main(int argc, char **argv) {
       char note[256] = "";
       if (full_ns >= 0) ns = full_ns;
       else if (use_sym) snprintf(note, sizeof note, "time: rank 0 of -s; ");
-      if (st.gcolls)
+      if (st.gcolls && bst.gcolls)
         snprintf(note + strlen(note), sizeof note - strlen(note), "row allreduce: %.1f B/member (base %.0f); ",
-                 (double)st.gbytes / st.gcolls, bst.gcolls ? (double)bst.gbytes / bst.gcolls : 0.0);
+                 (double)st.gbytes / st.gcolls, (double)bst.gbytes / bst.gcolls);
+      else if (st.gcolls)
+        snprintf(note + strlen(note), sizeof note - strlen(note), "row allreduce: %.1f B/member; ",
+                 (double)st.gbytes / st.gcolls);
       if (st.stopped)
         snprintf(note + strlen(note), sizeof note - strlen(note), "budget: stopped after %d %s; ", st.stopped,
                  strcmp(p, "master-worker") ? "iterations" : "results");
