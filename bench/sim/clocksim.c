@@ -3,9 +3,14 @@
  * for P ranks and prints what the clocks cost: bytes per message (mean, p99, max), bytes each
  * member contributes to a world collective, clock memory per rank, and time per event; beside
  * it, the same for full vector clocks (4 x P bytes per message and per clock; their time per
- * message is measured on P-entry vectors, a copy and a join, not by simulating the job).
+ * message is measured on P-entry vectors, a copy and a join, not by simulating the job), and
+ * the form hrace ships ("base" columns): dense clocks, a base per world collective (every
+ * rank's own entry at its start, src/mpi/coll.c), each message encoded with hrace__vc_encode
+ * (src/clocks/vc.c) against the sender's latest base and decoded with hrace__vc_decode; its
+ * memory per rank is the clock and the bases kept (the four newest), 4 x P bytes each.
  *
- *   clocksim [-p PATTERN[,PATTERN...]] [-P 64,1024,...] [-i ITERS] [-b BUDGET_MB] [-s] [-c]
+ *   clocksim [-p PATTERN[,PATTERN...]] [-P 64,1024,...] [-i ITERS] [-b BUDGET_MB] [-D MAXP]
+ *            [-s] [-c]
  *
  * Patterns (ranks in a periodic grid; halo exchanges one dimension at a time, as codes with
  * corner exchange do: the messages of a later dimension carry what the earlier one brought):
@@ -30,9 +35,12 @@
  * doing the same thing holds a translate of rank 0's clock, so only rank 0's is kept and the
  * messages it receives are translates of its own; this reaches 100k ranks where the full
  * simulation's memory does not. -c checks, where both run, that the symmetric simulation gives
- * exactly the byte counts of the full one.
+ * exactly the byte counts of the full one; for the shipped form (up to CHECK_MAX ranks) also
+ * that every decoded clock equals the sender's at the send.
  * A simulation whose clocks would exceed the memory budget (default 2000 MB) stops there and
- * says so: the numbers are then those of the iterations it ran. */
+ * says so: the numbers are then those of the iterations it ran. The shipped form's full
+ * simulation holds P dense clocks and costs O(P) per message: it runs up to -D ranks (default
+ * 16384) and within the budget; the grid patterns reach any P by symmetry. */
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
