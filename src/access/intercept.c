@@ -66,8 +66,14 @@ static void *resolve(const char *name) {
     f_;                                                                                         \
   })
 
+/* Inside an MPI call (the wrappers' re-entry depth, core/thread.h) first: libmpi copies into
+ * an RMA call's tracked buffer at every call, and nothing there is checked (checked()), so the
+ * copy goes straight through after one thread-local load (docs/access.md). Read without
+ * hrace__thread(): before the thread's state is made its initial-exec TLS reads 0, and the
+ * filter decides as before. */
 static inline int maybe(uintptr_t d, uintptr_t s, size_t n) {
-  return hrace__filter_maybe_range(d, n) || (s && hrace__filter_maybe_range(s, n));
+  return !hrace__self.depth &&
+         (hrace__filter_maybe_range(d, n) || (s && hrace__filter_maybe_range(s, n)));
 }
 
 HRACE_COLD static void checked(uintptr_t d, uintptr_t s, size_t n, uintptr_t pc) {
@@ -83,13 +89,14 @@ HRACE_COLD static void checked(uintptr_t d, uintptr_t s, size_t n, uintptr_t pc)
   hrace__access_check_range(d, n, HRACE_ACC_WRITE, HRACE_OP_STORE, pc);
 }
 
-static inline void *do_copy(void *d, const void *s, size_t n, uintptr_t pc, int move) {
+__attribute__((always_inline)) static inline void *do_copy(void *d, const void *s, size_t n,
+                                                            uintptr_t pc, int move) {
   if (HRACE_UNLIKELY(maybe((uintptr_t)d, (uintptr_t)s, n))) checked((uintptr_t)d, (uintptr_t)s, n, pc);
   copy_fn f = move ? REAL(real_memmove, "memmove") : REAL(real_memcpy, "memcpy");
   return f ? f(d, s, n) : bytes_move(d, s, n);
 }
 
-static inline void *do_set(void *d, int c, size_t n, uintptr_t pc) {
+__attribute__((always_inline)) static inline void *do_set(void *d, int c, size_t n, uintptr_t pc) {
   if (HRACE_UNLIKELY(maybe((uintptr_t)d, 0, n))) checked((uintptr_t)d, 0, n, pc);
   set_fn f = REAL(real_memset, "memset");
   return f ? f(d, c, n) : bytes_set(d, c, n);
