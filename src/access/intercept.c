@@ -110,9 +110,32 @@ __attribute__((always_inline)) static inline void *do_set(void *d, int c, size_t
 #define INTERPOSE(name) name
 #endif
 
-HRACE_EXPORT void *INTERPOSE(memcpy)(void *d, const void *s, size_t n) { return do_copy(d, s, n, HRACE_RET_ADDR(), 0); }
-HRACE_EXPORT void *INTERPOSE(memmove)(void *d, const void *s, size_t n) { return do_copy(d, s, n, HRACE_RET_ADDR(), 1); }
-HRACE_EXPORT void *INTERPOSE(memset)(void *d, int c, size_t n) { return do_set(d, c, n, HRACE_RET_ADDR()); }
+/* Outside an MPI call: the filter and maybe the check. Not inlined into the interposers, so
+ * that a copy inside an MPI call (in_mpi) is the depth's load and a jump to libc's, with no
+ * registers saved for the check it never makes. */
+__attribute__((noinline)) static void *copy_out(void *d, const void *s, size_t n, uintptr_t pc, int move) {
+  return do_copy(d, s, n, pc, move);
+}
+__attribute__((noinline)) static void *set_out(void *d, int c, size_t n, uintptr_t pc) {
+  return do_set(d, c, n, pc);
+}
+/* The function to call at once (resolved already) when the calling thread is inside an MPI
+ * call, else NULL (see maybe()). */
+#define IN_MPI(var)                                                                             \
+  (HRACE_UNLIKELY(hrace__self.depth) ? atomic_load_explicit(&var, memory_order_relaxed) : NULL)
+
+HRACE_EXPORT void *INTERPOSE(memcpy)(void *d, const void *s, size_t n) {
+  copy_fn f = IN_MPI(real_memcpy);
+  return f ? f(d, s, n) : copy_out(d, s, n, HRACE_RET_ADDR(), 0);
+}
+HRACE_EXPORT void *INTERPOSE(memmove)(void *d, const void *s, size_t n) {
+  copy_fn f = IN_MPI(real_memmove);
+  return f ? f(d, s, n) : copy_out(d, s, n, HRACE_RET_ADDR(), 1);
+}
+HRACE_EXPORT void *INTERPOSE(memset)(void *d, int c, size_t n) {
+  set_fn f = IN_MPI(real_memset);
+  return f ? f(d, c, n) : set_out(d, c, n, HRACE_RET_ADDR());
+}
 
 HRACE_EXPORT void *__tsan_memcpy(void *d, const void *s, size_t n) { return do_copy(d, s, n, HRACE_RET_ADDR(), 0); }
 HRACE_EXPORT void *__tsan_memmove(void *d, const void *s, size_t n) { return do_copy(d, s, n, HRACE_RET_ADDR(), 1); }
