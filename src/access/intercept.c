@@ -3,12 +3,13 @@
  * calls libc's (dlsym(RTLD_NEXT)). Also their fortified forms (_FORTIFY_SOURCE) and the
  * __tsan_mem* entry points clang 16 emits instead.
  *
- * Every memcpy of the process comes here, libmpi's and libomp's included, so the miss is the
+ * Every memcpy of the process comes here, libmpi's and libomp's included. Inside an MPI call
+ * (the wrappers' depth, read first) the copy goes straight to libc's; elsewhere the miss is the
  * filter's: two ranges against the gate's bounds, loaded from one cache line. Only
  * threads that run instrumented code (thread.h) go further, and not while hrace itself is
- * handling an access on the thread (its own copies), nor inside an MPI call (the slow paths
- * check the wrappers' depth), nor when the MPI library's code calls them from anywhere else
- * (mpicode.h: MPICH applies puts from a signal handler): MPI's copies are MPI's business.
+ * handling an access on the thread (its own copies), nor when the MPI library's code calls
+ * them from anywhere else (mpicode.h: MPICH applies puts from a signal handler): MPI's copies
+ * are MPI's business.
  *
  * The real functions are looked up on first use. dlsym may itself copy memory: a call made
  * while this thread is resolving gets a byte loop instead. */
@@ -111,9 +112,10 @@ __attribute__((always_inline)) static inline void *do_set(void *d, int c, size_t
 #endif
 
 /* Outside an MPI call: the filter and maybe the check. Not inlined into the interposers, so
- * that a copy inside an MPI call (in_mpi) is the depth's load and a jump to libc's, with no
+ * that a copy inside an MPI call (IN_MPI) is the depth's load and a jump to libc's, with no
  * registers saved for the check it never makes. */
-__attribute__((noinline)) static void *copy_out(void *d, const void *s, size_t n, uintptr_t pc, int move) {
+__attribute__((noinline)) static void *copy_out(void *d, const void *s, size_t n, uintptr_t pc,
+                                                int move) {
   return do_copy(d, s, n, pc, move);
 }
 __attribute__((noinline)) static void *set_out(void *d, int c, size_t n, uintptr_t pc) {

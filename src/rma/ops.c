@@ -316,9 +316,9 @@ static void hot_keep(run_t *r, MPI_Win win, const hrace_rma_call_t *c, uintptr_t
 /* Is this call (one origin-side buffer) a repeat of the hot one's run: the same arguments but
  * maybe the displacement, generation, context, shadow stack and clock, at a displacement
  * the run has seen twice? A few dozen instructions; no is the probe's business. */
-HRACE_INLINE_ALWAYS static int hot_repeat(MPI_Win win, unsigned op, int target, MPI_Aint disp, int tcount,
-                             MPI_Datatype tdt, const void *addr, int count, MPI_Datatype dt,
-                             uintptr_t pc) {
+HRACE_INLINE_ALWAYS static int hot_repeat(MPI_Win win, unsigned op, int target, MPI_Aint disp,
+                                          int tcount, MPI_Datatype tdt, const void *addr,
+                                          int count, MPI_Datatype dt, uintptr_t pc) {
   const hot_t *h = &rs.hot;
   run_t *r = h->run;
   if (!r || h->pc != pc || h->win != win || h->addr != addr || h->target != target ||
