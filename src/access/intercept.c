@@ -3,12 +3,13 @@
  * calls libc's (dlsym(RTLD_NEXT)). Also their fortified forms (_FORTIFY_SOURCE) and the
  * __tsan_mem* entry points clang 16 emits instead.
  *
- * Every memcpy of the process comes here, libmpi's and libomp's included, so the miss is the
+ * Every memcpy of the process comes here, libmpi's and libomp's included. Inside an MPI call
+ * (the wrappers' depth, read first) the copy goes straight to libc's; elsewhere the miss is the
  * filter's: two ranges against the gate's bounds, loaded from one cache line. Only
  * threads that run instrumented code (thread.h) go further, and not while hrace itself is
- * handling an access on the thread (its own copies), nor inside an MPI call (the slow paths
- * check the wrappers' depth), nor when the MPI library's code calls them from anywhere else
- * (mpicode.h: MPICH applies puts from a signal handler): MPI's copies are MPI's business.
+ * handling an access on the thread (its own copies), nor when the MPI library's code calls
+ * them from anywhere else (mpicode.h: MPICH applies puts from a signal handler): MPI's copies
+ * are MPI's business.
  *
  * The real functions are looked up on first use. dlsym may itself copy memory: a call made
  * while this thread is resolving gets a byte loop instead. */
@@ -66,8 +67,14 @@ static void *resolve(const char *name) {
     f_;                                                                                         \
   })
 
+/* Inside an MPI call (the wrappers' re-entry depth, core/thread.h) first: libmpi copies into
+ * an RMA call's tracked buffer at every call, and nothing there is checked (checked()), so the
+ * copy goes straight through after one thread-local load (docs/access.md). Read without
+ * hrace__thread(): before the thread's state is made its initial-exec TLS reads 0, and the
+ * filter decides as before. */
 static inline int maybe(uintptr_t d, uintptr_t s, size_t n) {
-  return hrace__filter_maybe_range(d, n) || (s && hrace__filter_maybe_range(s, n));
+  return !hrace__self.depth &&
+         (hrace__filter_maybe_range(d, n) || (s && hrace__filter_maybe_range(s, n)));
 }
 
 HRACE_COLD static void checked(uintptr_t d, uintptr_t s, size_t n, uintptr_t pc) {
@@ -83,13 +90,14 @@ HRACE_COLD static void checked(uintptr_t d, uintptr_t s, size_t n, uintptr_t pc)
   hrace__access_check_range(d, n, HRACE_ACC_WRITE, HRACE_OP_STORE, pc);
 }
 
-static inline void *do_copy(void *d, const void *s, size_t n, uintptr_t pc, int move) {
+__attribute__((always_inline)) static inline void *do_copy(void *d, const void *s, size_t n,
+                                                            uintptr_t pc, int move) {
   if (HRACE_UNLIKELY(maybe((uintptr_t)d, (uintptr_t)s, n))) checked((uintptr_t)d, (uintptr_t)s, n, pc);
   copy_fn f = move ? REAL(real_memmove, "memmove") : REAL(real_memcpy, "memcpy");
   return f ? f(d, s, n) : bytes_move(d, s, n);
 }
 
-static inline void *do_set(void *d, int c, size_t n, uintptr_t pc) {
+__attribute__((always_inline)) static inline void *do_set(void *d, int c, size_t n, uintptr_t pc) {
   if (HRACE_UNLIKELY(maybe((uintptr_t)d, 0, n))) checked((uintptr_t)d, 0, n, pc);
   set_fn f = REAL(real_memset, "memset");
   return f ? f(d, c, n) : bytes_set(d, c, n);
@@ -103,9 +111,33 @@ static inline void *do_set(void *d, int c, size_t n, uintptr_t pc) {
 #define INTERPOSE(name) name
 #endif
 
-HRACE_EXPORT void *INTERPOSE(memcpy)(void *d, const void *s, size_t n) { return do_copy(d, s, n, HRACE_RET_ADDR(), 0); }
-HRACE_EXPORT void *INTERPOSE(memmove)(void *d, const void *s, size_t n) { return do_copy(d, s, n, HRACE_RET_ADDR(), 1); }
-HRACE_EXPORT void *INTERPOSE(memset)(void *d, int c, size_t n) { return do_set(d, c, n, HRACE_RET_ADDR()); }
+/* Outside an MPI call: the filter and maybe the check. Not inlined into the interposers, so
+ * that a copy inside an MPI call (IN_MPI) is the depth's load and a jump to libc's, with no
+ * registers saved for the check it never makes. */
+__attribute__((noinline)) static void *copy_out(void *d, const void *s, size_t n, uintptr_t pc,
+                                                int move) {
+  return do_copy(d, s, n, pc, move);
+}
+__attribute__((noinline)) static void *set_out(void *d, int c, size_t n, uintptr_t pc) {
+  return do_set(d, c, n, pc);
+}
+/* The function to call at once (resolved already) when the calling thread is inside an MPI
+ * call, else NULL (see maybe()). */
+#define IN_MPI(var)                                                                             \
+  (HRACE_UNLIKELY(hrace__self.depth) ? atomic_load_explicit(&var, memory_order_relaxed) : NULL)
+
+HRACE_EXPORT void *INTERPOSE(memcpy)(void *d, const void *s, size_t n) {
+  copy_fn f = IN_MPI(real_memcpy);
+  return f ? f(d, s, n) : copy_out(d, s, n, HRACE_RET_ADDR(), 0);
+}
+HRACE_EXPORT void *INTERPOSE(memmove)(void *d, const void *s, size_t n) {
+  copy_fn f = IN_MPI(real_memmove);
+  return f ? f(d, s, n) : copy_out(d, s, n, HRACE_RET_ADDR(), 1);
+}
+HRACE_EXPORT void *INTERPOSE(memset)(void *d, int c, size_t n) {
+  set_fn f = IN_MPI(real_memset);
+  return f ? f(d, c, n) : set_out(d, c, n, HRACE_RET_ADDR());
+}
 
 HRACE_EXPORT void *__tsan_memcpy(void *d, const void *s, size_t n) { return do_copy(d, s, n, HRACE_RET_ADDR(), 0); }
 HRACE_EXPORT void *__tsan_memmove(void *d, const void *s, size_t n) { return do_copy(d, s, n, HRACE_RET_ADDR(), 1); }

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "access/stack.h"
+#include "access/thread.h"
 #include "base/hash.h"
 #include "core/hooks.h"
 #include "core/race.h"
@@ -175,7 +176,25 @@ typedef struct run {
  * (wrappers do not nest): `on` (the call may repeat), its run (NULL: a new run begins at
  * _end), the slot of its displacement there, the generation read before its checks, whether
  * its displacement was seen once (the second call), its caller chain and clock fingerprint. */
+/* The last repeat the probe found, with everything its key was made of as the calls' own
+ * words: the arguments, the shadow stack's depth and innermost frames (what the caller-chain
+ * id is interned from: equal frames are an equal id) and the clock's fingerprint. A call equal
+ * to it in all of these, whose displacement its run counts twice, is a repeat without the call
+ * block, the run search or the chain id (hot_repeat). Calls with one origin-side buffer only
+ * (gets, accumulates); `run` NULL: none (cleared when its run is given to another key). */
+typedef struct hot {
+  run_t *run;
+  MPI_Win win;
+  unsigned op, gen, depth;
+  int target, tcount, count;
+  MPI_Datatype tdt, dt;
+  const void *addr, *ctx;
+  uintptr_t pc;
+  uint64_t clock;
+  uintptr_t frames[HRACE_STACK_FRAMES - 1];
+} hot_t;
 typedef struct runs {
+  hot_t hot;
   run_t run[RUNS];
   unsigned last, next;         /* the run used last; round-robin victim */
   int on, second;
@@ -185,11 +204,13 @@ typedef struct runs {
   uint64_t clock;
 } runs_t;
 static __thread runs_t rs __attribute__((tls_model("initial-exec")));
+/* The hot path's helpers are inlined into it (a call and return were a fifth of its cost). */
+#define HRACE_INLINE_ALWAYS inline __attribute__((always_inline))
 static _Atomic unsigned dup_gen = 1;
 
 /* Clocks only grow, so the sum of a context's entries (both parts) changes whenever the clock
  * does: equal sums and sizes of one context are equal clocks. */
-static uint64_t clock_print(const hrace_vc_t *v) {
+HRACE_INLINE_ALWAYS static uint64_t clock_print(const hrace_vc_t *v) {
   uint64_t s = (uint64_t)v->n << 40;
   for (uint32_t i = 0; i < v->n; i++) s += v->c[i];
   if (v->local) {
@@ -211,13 +232,13 @@ static int run_same(const run_t *r, MPI_Win win, const hrace_rma_call_t *c, uint
   return 1;
 }
 
-static uint32_t disp_hash(MPI_Aint d) {
+HRACE_INLINE_ALWAYS static uint32_t disp_hash(MPI_Aint d) {
   uint64_t h = (uint64_t)d * 0x9E3779B97F4A7C15ull;
   return (uint32_t)(h >> 32);
 }
 
 /* The slot of displacement d in r's table: its own, or the empty one where it would go. */
-static uint32_t disp_slot(const run_t *r, MPI_Aint d) {
+HRACE_INLINE_ALWAYS static uint32_t disp_slot(const run_t *r, MPI_Aint d) {
   uint32_t m = r->cap - 1, i = disp_hash(d) & m;
   while (r->state[i] && r->disp[i] != d) i = (i + 1) & m;
   return i;
@@ -279,6 +300,41 @@ static int named(MPI_Datatype dt) {
 /* Called at every completion: what the runs recorded before it is stale. */
 void hrace__rma_dup_reset(void) { atomic_fetch_add_explicit(&dup_gen, 1, memory_order_seq_cst); }
 
+/* Remember repeat r of call c as the hot one (the probe found it). */
+static void hot_keep(run_t *r, MPI_Win win, const hrace_rma_call_t *c, uintptr_t pc,
+                     const hrace_thread_t *t) {
+  const hrace_athread_t *a = &hrace__at;
+  hot_t *h = &rs.hot;
+  unsigned d = a->depth, k = d < HRACE_STACK_FRAMES - 1 ? d : HRACE_STACK_FRAMES - 1;
+  h->win = win, h->op = c->op, h->gen = r->gen, h->depth = d, h->target = c->target;
+  h->tcount = c->tcount, h->tdt = c->tdt, h->addr = c->buf[0].addr, h->count = c->buf[0].count;
+  h->dt = c->buf[0].dt, h->ctx = t->cur, h->pc = pc, h->clock = r->clock;
+  for (unsigned i = 0; i < k; i++) h->frames[i] = a->frames[(d - 1 - i) % HRACE_SSTACK];
+  h->run = r;
+}
+
+/* Is this call (one origin-side buffer) a repeat of the hot one's run: the same arguments but
+ * maybe the displacement, generation, context, shadow stack and clock, at a displacement
+ * the run has seen twice? A few dozen instructions; no is the probe's business. */
+HRACE_INLINE_ALWAYS static int hot_repeat(MPI_Win win, unsigned op, int target, MPI_Aint disp,
+                                          int tcount, MPI_Datatype tdt, const void *addr,
+                                          int count, MPI_Datatype dt, uintptr_t pc) {
+  const hot_t *h = &rs.hot;
+  run_t *r = h->run;
+  if (!r || h->pc != pc || h->win != win || h->addr != addr || h->target != target ||
+      h->op != op || h->tcount != tcount || h->tdt != tdt || h->count != count || h->dt != dt ||
+      h->gen != atomic_load_explicit(&dup_gen, memory_order_seq_cst))
+    return 0;
+  const hrace_thread_t *t = hrace__thread();
+  const hrace_athread_t *a = &hrace__at;
+  unsigned d = a->depth, k = d < HRACE_STACK_FRAMES - 1 ? d : HRACE_STACK_FRAMES - 1;
+  if (h->ctx != t->cur || h->depth != d) return 0;
+  for (unsigned i = 0; i < k; i++)
+    if (h->frames[i] != a->frames[(d - 1 - i) % HRACE_SSTACK]) return 0;
+  if (clock_print(&t->cur->g) != h->clock) return 0;
+  return r->state[disp_slot(r, disp)] >= 2;
+}
+
 /* The repeat probe of a cacheable call. Returns 1 if the call is a repeat (nothing to do);
  * else fills `rs` for remember(). */
 static int probe(MPI_Win win, const hrace_rma_call_t *c, uintptr_t pc) {
@@ -302,7 +358,10 @@ static int probe(MPI_Win win, const hrace_rma_call_t *c, uintptr_t pc) {
     rs.run_of = r;
     if (!r->named) return 0;                     /* a run that never skips */
     rs.slot = disp_slot(r, c->disp);
-    if (r->state[rs.slot] >= 2) return 1;        /* a repeat: c->w stays NULL */
+    if (r->state[rs.slot] >= 2) {                /* a repeat: c->w stays NULL */
+      if (c->nbuf == 1) hot_keep(r, win, c, pc, t);
+      return 1;
+    }
     rs.second = r->state[rs.slot] == 1;          /* the second: the whole way, then 2 */
     return 0;
   }
@@ -378,6 +437,7 @@ static void remember(const hrace_rma_call_t *c) {
     for (unsigned k = 0; k < RUNS && !r; k++)
       if (rs.run[k].gen != rs.gen || !rs.run[k].n) r = &rs.run[k];
     if (!r) r = &rs.run[rs.next++ % RUNS];
+    if (rs.hot.run == r) rs.hot.run = NULL;      /* its run now holds another key */
     run_clear(r);
     r->win = c->w->win, r->op = c->op, r->gen = rs.gen, r->target = c->target;
     r->tcount = c->tcount, r->tdt = c->tdt, r->pc = c->pc, r->stack = rs.stack;
@@ -546,6 +606,9 @@ int hrace__h_put(const void *oaddr, int ocount, MPI_Datatype odt, int target, MP
 
 int hrace__h_get(void *oaddr, int ocount, MPI_Datatype odt, int target, MPI_Aint disp, int tcount,
                  MPI_Datatype tdt, MPI_Win win, int active, uintptr_t ret) {
+  if (active && hot_repeat(win, HRACE_OP_GET, target, disp, tcount, tdt, oaddr, ocount, odt,
+                          hrace__caller(ret)))
+    return PMPI_Get(oaddr, ocount, odt, target, disp, tcount, tdt, win);
   hrace_rma_call_t c = { .op = HRACE_OP_GET, .tflags = HRACE_ACC_READ, .target = target,
                          .disp = disp, .tcount = tcount, .tdt = tdt, .nbuf = 1,
                          .buf = { BUF(oaddr, ocount, odt, 1) } };
@@ -555,6 +618,9 @@ int hrace__h_get(void *oaddr, int ocount, MPI_Datatype odt, int target, MPI_Aint
 int hrace__h_accumulate(const void *oaddr, int ocount, MPI_Datatype odt, int target, MPI_Aint disp,
                         int tcount, MPI_Datatype tdt, MPI_Op mop, MPI_Win win, int active,
                         uintptr_t ret) {
+  if (active && hot_repeat(win, HRACE_OP_ACC, target, disp, tcount, tdt, oaddr, ocount, odt,
+                          hrace__caller(ret)))
+    return PMPI_Accumulate(oaddr, ocount, odt, target, disp, tcount, tdt, mop, win);
   hrace_rma_call_t c = { .op = HRACE_OP_ACC, .tflags = acc_flags(mop), .atomic = 1,
                          .target = target, .disp = disp, .tcount = tcount, .tdt = tdt,
                          .nbuf = 1, .buf = { BUF(oaddr, ocount, odt, 0) } };
