@@ -2,7 +2,7 @@
  * -fsanitize=thread at compile time only). Every load and store of instrumented code lands
  * here; the filter (filter.h) sends almost all of them back after a compare, the rest go to
  * the window shadow or to the in-flight buffers (src/rma); while more than one thread runs,
- * they are also recorded in the history of plain memory (history.h).
+ * those outside windows are also recorded in the history of plain memory (history.h).
  *
  * The set of entry points is the union of what clang 14 and 16, gcc 12 and gfortran 12 emit
  * (checked with `nm -u` on instrumented objects: docs/access.md) and what LLVM's and gcc's
@@ -137,10 +137,11 @@ __attribute__((noinline)) static void tracked(uintptr_t a, unsigned n, uint16_t 
   if (!done && at->gseq == atomic_load_explicit(&hrace__filter_seq, memory_order_acquire) &&
       a >= at->glo && a + n <= at->ghi)
     done = 1;                     /* in the gap this thread met last: nothing tracked */
+  int in_window = 0;
   if (!done) {
-    int in_window = at->rseq == atomic_load_explicit(&hrace__filter_seq, memory_order_acquire) &&
-                    in_cached(at, a, n) && at->rkind == HRACE_TRACK_WINDOW &&
-                    !at->busy && hrace__proc.mpi_ready;
+    in_window = at->rseq == atomic_load_explicit(&hrace__filter_seq, memory_order_acquire) &&
+                in_cached(at, a, n) && at->rkind == HRACE_TRACK_WINDOW &&
+                !at->busy && hrace__proc.mpi_ready;
     unsigned k = hrace__athread_aid_slot(at, pc);
     if (in_window && at->aids[k].pc == pc && at->aids[k].flags == flags &&
         at->aids[k].seg == hrace__athread_segment(at)) {
@@ -152,7 +153,8 @@ __attribute__((noinline)) static void tracked(uintptr_t a, unsigned n, uint16_t 
     }
   }
   hrace__full_check(a, n, flags, op, pc);     /* full mode, unless window memory (full.h) */
-  hrace__history_access(a, n, flags, op, pc);
+  if (!in_window && !hrace__access_in_window(a, n))   /* window memory: its shadow (check.h) */
+    hrace__history_access(a, n, flags, op, pc);
 }
 
 /* Only tail calls here, so that neither the steady state nor the history's fast check pays a
@@ -167,9 +169,9 @@ void hrace__access_more(uintptr_t a, unsigned n, uint16_t flags, uint16_t op, ui
     hrace__history_access(a, n, flags, op, pc);
     return;
   }
-  int done = steady(&hrace__at, a, n, flags, pc);
-  if (HRACE_LIKELY(done && !hrace__filter_history())) return;
-  tracked(a, n, flags, op, pc, done);
+  /* The steady state is window memory, which the history leaves to the shadow (check.h). */
+  if (HRACE_LIKELY(steady(&hrace__at, a, n, flags, pc))) return;
+  tracked(a, n, flags, op, pc, 0);
 }
 
 #define RD (HRACE_ACC_READ)
