@@ -374,6 +374,38 @@ static int cell_apply(cell_t *cell, acc_t *x, uint64_t lo, uint64_t hi) {
   }
 }
 
+/* The state plain cell `old` (no FROZEN, no SYNC) takes after access x, as cell_apply would
+ * leave it, noting the races x meets there as over bytes [lo, hi); adds their number to *hits.
+ * For a span summary's cell, which stands for many granules at once (see "spans"). */
+static uint64_t cell_next(uint64_t old, acc_t *x, uint64_t lo, uint64_t hi, unsigned *hits) {
+  const hrace_aid_t w = CELL_W(old);
+  const uint32_t r = CELL_R(old);
+  hrace_aid_t hit[HRACE_RSET_MAX + 1], m[HRACE_RSET_MAX];
+  unsigned nhit = 0;
+  uint64_t neu;
+  if (!(r & RSET_BIT) && covered(w, r, x)) return old;   /* nothing new: same epoch */
+  if (x->writes) {
+    if (w == x->id && r == 0) return old;
+    if (races(w, x)) hit[nhit++] = w;
+    unsigned n = readers(r, m);
+    for (unsigned k = 0; k < n; k++)
+      if (races(m[k], x)) hit[nhit++] = m[k];
+    neu = CELL(x->id, 0);
+  } else {
+    if (has_reader(r, x->id)) return old;
+    if (r & RSET_BIT) {
+      unsigned n = readers(r, m);
+      for (unsigned k = 0; k < n; k++)
+        if (same(m[k], x)) return old;
+    }
+    if (races(w, x)) hit[nhit++] = w;
+    neu = CELL(w, add_reader(r, x));
+  }
+  for (unsigned k = 0; k < nhit; k++) hrace__found_note(&x->fd, hit[k], lo, hi);
+  *hits += nhit;
+  return neu;
+}
+
 /* The commonest updates of an access, inline and without cell_apply's frame (a stencil reads
  * each location from several code addresses per segment, so most reads replace another read of
  * the same segment): a cell with at most one reader, where the access meets no race. Does what
@@ -628,7 +660,13 @@ static void span_part(hrace_shadow_t *sh, uint64_t g, uint64_t e, acc_t *x) {
       else if (nout + nm > MAXEXC)
         how = MATERIALIZE;
     }
-    const uint64_t next = how == SUMMARY ? run_next(cell, x) : ~0ull;
+    uint64_t next = how == SUMMARY ? run_next(cell, x) : ~0ull;
+    if (how == SUMMARY && next == ~0ull) {     /* a read set, a race: worked out once */
+      unsigned hits = 0;                         /* (at the bytes of the granules it holds) */
+      next = !tin ? cell
+                  : cell_next(cell, x, 8 * (base + (uint64_t)__builtin_ctzll(tin)),
+                              8 * (base + SPAN - (uint64_t)__builtin_clzll(tin)), &hits);
+    }
     if (next != ~0ull) {
       /* The summary takes the access; the granules it leaves out become exceptions first,
        * and the exceptions inside take it granule by granule. */
@@ -641,7 +679,7 @@ static void span_part(hrace_shadow_t *sh, uint64_t g, uint64_t e, acc_t *x) {
     if (how == GRANULES)
       span_except(sh, b, in, s);
     else
-      span_materialize(sh, b);                   /* a race, a read set: per granule, as before */
+      span_materialize(sh, b);                   /* too many exceptions: per granule */
   }
   for (uint64_t k = g; k < e;) {                 /* granule by granule */
     k = access_run(sh, k, e, x);
@@ -768,12 +806,18 @@ static void apply(hrace_shadow_t *sh, uint64_t off, uint64_t len, acc_t *x) {
               s0 = s1;
               next = run_next(s1 & ~UNIFORM, x);
             }
-            if (next == ~0ull) break;
             const uint64_t mk = atomic_load_explicit(&masks(sh)[g / SPAN], memory_order_relaxed);
+            uint64_t n1 = next;
+            if (n1 == ~0ull) {                 /* a read set, a race: at the TAG granules' bytes */
+              unsigned hits = 0;
+              n1 = cell_next(s1 & ~UNIFORM, x, 8 * (g + (uint64_t)__builtin_ctzll(~mk)),
+                             8 * (g + SPAN - (uint64_t)__builtin_clzll(~mk)), &hits);
+              if (!hits) next = n1;            /* the same for the spans sharing s1 */
+            }
             for (uint64_t w = mk; w; w &= w - 1)
               granule_apply(sh, g + (uint64_t)__builtin_ctzll(w), 0xFF, 0xFF, x);
-            if (next != (s1 & ~UNIFORM))
-              atomic_store_explicit(&spans(sh)[g / SPAN], next | UNIFORM, memory_order_release);
+            if (n1 != (s1 & ~UNIFORM))
+              atomic_store_explicit(&spans(sh)[g / SPAN], n1 | UNIFORM, memory_order_release);
           }
           if (g >= runend) {                   /* done with whole granules: the rest as usual */
             g--;

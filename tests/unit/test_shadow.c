@@ -579,6 +579,22 @@ static void test_span_exceptions(void) {
   ok(got.n == 1 && got.prev[0] == w9, "span exceptions: a new epoch's single write into a "
      "summarized span is recorded");
   view_free(&v9);
+  /* Two unordered readers of whole summarized spans leave a read set in the summary; a write
+   * ordered after one of them races with the other, on every byte. */
+  view_t va, vb, vc;
+  view(&va, 1, 4), view(&vb, 2, 4), view(&vc, 3, 4);
+  va.l.c[0] = vb.l.c[0] = vc.l.c[0] = 9;
+  hrace_aid_t ra = lacc(1, 4, HRACE_ACC_READ, 0), rb = lacc(2, 4, HRACE_ACC_READ, 0);
+  vc.l.c[1] = 4;                                          /* knows ra, not rb */
+  reset();
+  hrace__shadow_access(&sh, 2048, 2048, ra, &va.g, sink, NULL);
+  hrace__shadow_access(&sh, 2048, 2048, rb, &vb.g, sink, NULL);
+  is_int(0, got.n, "span exceptions: two readers after the writes meet nothing");
+  hrace__shadow_access(&sh, 2048, 2048, lacc(3, 4, HRACE_ACC_WRITE, 0), &vc.g, sink, NULL);
+  ok(got.n == 1 && got.prev[0] == rb && bytes_of(rb) == 2048,
+     "span exceptions: a write meets the unordered reader of a summary's read set on all %llu "
+     "bytes", (unsigned long long)bytes_of(rb));
+  view_free(&va), view_free(&vb), view_free(&vc);
   view_free(&v5), view_free(&v6), view_free(&v7), view_free(&v8), view_free(&v1);
   hrace__shadow_free(&sh);
 }
