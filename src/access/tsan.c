@@ -49,6 +49,21 @@ void hrace__access_slow(uintptr_t a, size_t len, unsigned width, uint16_t flags,
    * is even, so a version in change misses. */
   int cached = t->rseq == seq && ((a >= t->rlo && a + len <= t->rhi) ||
                                   (a >= t->rlo2 && a + len <= t->rhi2));
+  if (!cached && t->aseq == seq && a >= t->alo && a + len <= t->ahi) {
+    /* In the range found before the last one: the two change places (the last one keeps
+     * its last part only). */
+    hrace_athread_t *at = &hrace__at;
+    const int k = at->rkind;
+    const uintptr_t b = at->rbase, lo = at->rlo, hi = at->rhi;
+    void *o = at->rowner;
+    const _Atomic uint64_t *gr = at->rgran;
+    at->rkind = at->akind, at->rbase = at->abase, at->rlo = at->alo, at->rhi = at->ahi;
+    at->rowner = at->aowner, at->rgran = at->agran;
+    at->rlo2 = at->rhi2 = 0;
+    at->akind = k, at->abase = b, at->alo = lo, at->ahi = hi, at->aowner = o, at->agran = gr;
+    at->aseq = at->rseq, at->rseq = seq;
+    cached = 1;
+  }
   unsigned n = 1;
   if (cached) buf[0] = (hrace_range_t){ t->rbase, a + len, t->rkind, t->rowner };
   else n = hrace__filter_find(a, len, buf, 16);
@@ -75,6 +90,10 @@ void hrace__access_slow(uintptr_t a, size_t len, unsigned width, uint16_t flags,
   if (n == 1 && !cached && hrace__filter_alone(&r[0], a, len, &clo, &chi, &cseq) && cseq == seq) {
     int same = at->rseq == seq && at->rbase == r[0].lo && at->rowner == r[0].owner &&
                at->rkind == r[0].kind;
+    if (!same && at->rseq == seq && at->rhi > at->rlo) {   /* keep the last range as the other */
+      at->aseq = seq, at->akind = at->rkind, at->abase = at->rbase, at->alo = at->rlo;
+      at->ahi = at->rhi, at->aowner = at->rowner, at->agran = at->rgran;
+    }
     at->rlo2 = same ? at->rlo : 0;
     at->rhi2 = same ? at->rhi : 0;
     at->rseq = seq;
