@@ -42,6 +42,22 @@ static inline bool hrace__access_maybe_tracked(uintptr_t a, size_t n) {
            a >= t->glo && a + n <= t->ghi);
 }
 
+/* Does [a, a+n) lie in one of the parts of a window that this thread's last look-up found
+ * alone there (thread.h's range cache, as hrace__access_slow left it)? Such bytes are this
+ * process's window memory: every access to them is checked and recorded in the window's
+ * shadow, which also records each RMA operation whose origin buffer lies there when it is
+ * issued (src/rma/buffers.c, into_windows), and so finds a race between an access made before
+ * the issue and the operation by itself, as one race with the window's offsets. The history
+ * of plain memory (history.h) would only find the same pairs again: window memory stays out of
+ * it. A hybrid stencil's threads recorded every 64 bytes of every row there, per segment: half
+ * of libhrace's instructions (bench/README.md, "Session 12: window memory"). */
+static inline bool hrace__access_in_window(uintptr_t a, size_t n) {
+  const hrace_athread_t *t = &hrace__at;
+  return t->rkind == HRACE_TRACK_WINDOW &&
+         t->rseq == atomic_load_explicit(&hrace__filter_seq, memory_order_acquire) &&
+         ((a >= t->rlo && a + n <= t->rhi) || (a >= t->rlo2 && a + n <= t->rhi2));
+}
+
 /* An access of any length (range callbacks, memcpy and friends). */
 __attribute__((always_inline)) static inline void hrace__access_check_range(uintptr_t a, size_t n, uint16_t flags, uint16_t op,
                                              uintptr_t pc) {
@@ -52,6 +68,7 @@ __attribute__((always_inline)) static inline void hrace__access_check_range(uint
   if (HRACE_UNLIKELY(atomic_load_explicit(&hrace__full_active, memory_order_relaxed)) &&
       hrace__pc_instrumented(pc))
     hrace__full_access(a, n, flags, op, pc);
-  if (HRACE_UNLIKELY(hrace__filter_history())) hrace__history_note(a, n, flags, op, pc);
+  if (HRACE_UNLIKELY(hrace__filter_history()) && !hrace__access_in_window(a, n))
+    hrace__history_note(a, n, flags, op, pc);
 }
 #endif

@@ -36,6 +36,14 @@ typedef struct hrace_athread {
   uintptr_t rbase, rlo, rhi, rlo2, rhi2;
   void *rowner;
   const _Atomic uint64_t *rgran;  /* a window's: its shadow's granule words */
+  /* The range found before it, when another range was found since, with its last part: an
+   * access there swaps the two (hrace__access_slow), so that a loop that reads one window and
+   * writes another (a stencil's two arrays) finds both without the search. */
+  unsigned aseq;
+  int akind;
+  uintptr_t abase, alo, ahi;
+  void *aowner;
+  const _Atomic uint64_t *agran;
   /* The last gap between tracked ranges the slow path met (filter.h), likewise. */
   unsigned gseq;
   uintptr_t glo, ghi;

@@ -2,7 +2,7 @@
  * -fsanitize=thread at compile time only). Every load and store of instrumented code lands
  * here; the filter (filter.h) sends almost all of them back after a compare, the rest go to
  * the window shadow or to the in-flight buffers (src/rma); while more than one thread runs,
- * they are also recorded in the history of plain memory (history.h).
+ * those outside windows are also recorded in the history of plain memory (history.h).
  *
  * The set of entry points is the union of what clang 14 and 16, gcc 12 and gfortran 12 emit
  * (checked with `nm -u` on instrumented objects: docs/access.md) and what LLVM's and gcc's
@@ -49,6 +49,21 @@ void hrace__access_slow(uintptr_t a, size_t len, unsigned width, uint16_t flags,
    * is even, so a version in change misses. */
   int cached = t->rseq == seq && ((a >= t->rlo && a + len <= t->rhi) ||
                                   (a >= t->rlo2 && a + len <= t->rhi2));
+  if (!cached && t->aseq == seq && a >= t->alo && a + len <= t->ahi) {
+    /* In the range found before the last one: the two change places (the last one keeps
+     * its last part only). */
+    hrace_athread_t *at = &hrace__at;
+    const int k = at->rkind;
+    const uintptr_t b = at->rbase, lo = at->rlo, hi = at->rhi;
+    void *o = at->rowner;
+    const _Atomic uint64_t *gr = at->rgran;
+    at->rkind = at->akind, at->rbase = at->abase, at->rlo = at->alo, at->rhi = at->ahi;
+    at->rowner = at->aowner, at->rgran = at->agran;
+    at->rlo2 = at->rhi2 = 0;
+    at->akind = k, at->abase = b, at->alo = lo, at->ahi = hi, at->aowner = o, at->agran = gr;
+    at->aseq = at->rseq, at->rseq = seq;
+    cached = 1;
+  }
   unsigned n = 1;
   if (cached) buf[0] = (hrace_range_t){ t->rbase, a + len, t->rkind, t->rowner };
   else n = hrace__filter_find(a, len, buf, 16);
@@ -75,6 +90,10 @@ void hrace__access_slow(uintptr_t a, size_t len, unsigned width, uint16_t flags,
   if (n == 1 && !cached && hrace__filter_alone(&r[0], a, len, &clo, &chi, &cseq) && cseq == seq) {
     int same = at->rseq == seq && at->rbase == r[0].lo && at->rowner == r[0].owner &&
                at->rkind == r[0].kind;
+    if (!same && at->rseq == seq && at->rhi > at->rlo) {   /* keep the last range as the other */
+      at->aseq = seq, at->akind = at->rkind, at->abase = at->rbase, at->alo = at->rlo;
+      at->ahi = at->rhi, at->aowner = at->rowner, at->agran = at->rgran;
+    }
     at->rlo2 = same ? at->rlo : 0;
     at->rhi2 = same ? at->rhi : 0;
     at->rseq = seq;
@@ -137,10 +156,11 @@ __attribute__((noinline)) static void tracked(uintptr_t a, unsigned n, uint16_t 
   if (!done && at->gseq == atomic_load_explicit(&hrace__filter_seq, memory_order_acquire) &&
       a >= at->glo && a + n <= at->ghi)
     done = 1;                     /* in the gap this thread met last: nothing tracked */
+  int in_window = 0;
   if (!done) {
-    int in_window = at->rseq == atomic_load_explicit(&hrace__filter_seq, memory_order_acquire) &&
-                    in_cached(at, a, n) && at->rkind == HRACE_TRACK_WINDOW &&
-                    !at->busy && hrace__proc.mpi_ready;
+    in_window = at->rseq == atomic_load_explicit(&hrace__filter_seq, memory_order_acquire) &&
+                in_cached(at, a, n) && at->rkind == HRACE_TRACK_WINDOW &&
+                !at->busy && hrace__proc.mpi_ready;
     unsigned k = hrace__athread_aid_slot(at, pc);
     if (in_window && at->aids[k].pc == pc && at->aids[k].flags == flags &&
         at->aids[k].seg == hrace__athread_segment(at)) {
@@ -152,7 +172,8 @@ __attribute__((noinline)) static void tracked(uintptr_t a, unsigned n, uint16_t 
     }
   }
   hrace__full_check(a, n, flags, op, pc);     /* full mode, unless window memory (full.h) */
-  hrace__history_access(a, n, flags, op, pc);
+  if (!in_window && !hrace__access_in_window(a, n))   /* window memory: its shadow (check.h) */
+    hrace__history_access(a, n, flags, op, pc);
 }
 
 /* Only tail calls here, so that neither the steady state nor the history's fast check pays a
@@ -167,9 +188,9 @@ void hrace__access_more(uintptr_t a, unsigned n, uint16_t flags, uint16_t op, ui
     hrace__history_access(a, n, flags, op, pc);
     return;
   }
-  int done = steady(&hrace__at, a, n, flags, pc);
-  if (HRACE_LIKELY(done && !hrace__filter_history())) return;
-  tracked(a, n, flags, op, pc, done);
+  /* The steady state is window memory, which the history leaves to the shadow (check.h). */
+  if (HRACE_LIKELY(steady(&hrace__at, a, n, flags, pc))) return;
+  tracked(a, n, flags, op, pc, 0);
 }
 
 #define RD (HRACE_ACC_READ)

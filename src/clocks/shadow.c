@@ -69,6 +69,7 @@ typedef _Atomic uint64_t cell_t;
 #define SPAN 64
 #define UNIFORM (1ull << 63)
 #define TAG PTR
+#define MAXEXC 16                      /* exceptions a summarized span may hold */
 #define HRACE_SHADOW_LIKELY(x) __builtin_expect(!!(x), 1)
 #define HRACE_SHADOW_UNLIKELY(x) __builtin_expect(!!(x), 0)
 
@@ -103,7 +104,7 @@ static int shadow_init(hrace_shadow_t *sh, uint64_t size, int spans) {
   uint64_t words = (8 + ngran + 7) & ~7ull;    /* header + granules, to a cache line */
   uint64_t locks = words + 2 * cap2 + 8 * cap8;   /* then one lock word per chunk */
   uint64_t nspans = spans ? size / 8 / SPAN : 0;    /* of whole granules only */
-  uint64_t bytes = (locks + (ngran + CHUNK - 1) / CHUNK + nspans) * sizeof(uint64_t);
+  uint64_t bytes = (locks + (ngran + CHUNK - 1) / CHUNK + 2 * nspans) * sizeof(uint64_t);
   void *m = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
                  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (m == MAP_FAILED) return -1;
@@ -373,6 +374,38 @@ static int cell_apply(cell_t *cell, acc_t *x, uint64_t lo, uint64_t hi) {
   }
 }
 
+/* The state plain cell `old` (no FROZEN, no SYNC) takes after access x, as cell_apply would
+ * leave it, noting the races x meets there as over bytes [lo, hi); adds their number to *hits.
+ * For a span summary's cell, which stands for many granules at once (see "spans"). */
+static uint64_t cell_next(uint64_t old, acc_t *x, uint64_t lo, uint64_t hi, unsigned *hits) {
+  const hrace_aid_t w = CELL_W(old);
+  const uint32_t r = CELL_R(old);
+  hrace_aid_t hit[HRACE_RSET_MAX + 1], m[HRACE_RSET_MAX];
+  unsigned nhit = 0;
+  uint64_t neu;
+  if (!(r & RSET_BIT) && covered(w, r, x)) return old;   /* nothing new: same epoch */
+  if (x->writes) {
+    if (w == x->id && r == 0) return old;
+    if (races(w, x)) hit[nhit++] = w;
+    unsigned n = readers(r, m);
+    for (unsigned k = 0; k < n; k++)
+      if (races(m[k], x)) hit[nhit++] = m[k];
+    neu = CELL(x->id, 0);
+  } else {
+    if (has_reader(r, x->id)) return old;
+    if (r & RSET_BIT) {
+      unsigned n = readers(r, m);
+      for (unsigned k = 0; k < n; k++)
+        if (same(m[k], x)) return old;
+    }
+    if (races(w, x)) hit[nhit++] = w;
+    neu = CELL(w, add_reader(r, x));
+  }
+  for (unsigned k = 0; k < nhit; k++) hrace__found_note(&x->fd, hit[k], lo, hi);
+  *hits += nhit;
+  return neu;
+}
+
 /* The commonest updates of an access, inline and without cell_apply's frame (a stencil reads
  * each location from several code addresses per segment, so most reads replace another read of
  * the same segment): a cell with at most one reader, where the access meets no race. Does what
@@ -519,19 +552,32 @@ static uint64_t access_run(hrace_shadow_t *sh, uint64_t g, uint64_t gend, acc_t 
  * window (a stencil's row, a transpose's block, a put's halo), still worked granule after
  * granule: a load and often a store per 8 bytes, in a shadow as large as the data, on every
  * segment. Such a span is now recorded once: its summary word says UNIFORM | cell, and its
- * granule words all say TAG. An access covering the whole span then changes one word (the
- * next state of the cell, worked out once as access_run would for each granule); any other
- * change first writes the cell back into the granules and clears the summary
- * (span_materialize), and the general path goes on as before. A span becomes summarized when
- * an access covering it left all its granules equal (span_access).
+ * granule words say TAG. A span may keep up to MAXEXC *exceptions*, granules that hold their
+ * own word (a plain cell or a finer block) and whose bit is set in the span's mask word: a
+ * row's edge elements, accessed one by one by other code addresses than the row's range. An
+ * access over most of a span changes the summary (the next state of the cell, worked out once
+ * as access_run would for each granule) and, granule by granule, the exceptions it covers; the
+ * TAG granules it leaves out become exceptions first. An access over a few granules of the
+ * span makes them exceptions and goes on granule by granule. What fits neither (a race or a
+ * read set in the summary's cell, too many exceptions, a clear) first writes the cell back into
+ * the granules and clears summary and mask (span_materialize), and the general path goes on as
+ * before. A span becomes summarized when an access over most of it left all but MAXEXC of its
+ * granules equal (span_part, span_summarize).
  *
  * Invariant, under the chunk's lock (spans lie inside chunks): a summary is UNIFORM exactly
- * when all its granule words are TAG, and each of them then stands for the summary's cell.
- * Lock-free readers that meet TAG read the summary: UNIFORM gives the cell, a cleared one says
- * the span was just materialized, so the granule is read again. Summarizing stores the
- * summary before the TAGs, materializing the granules before clearing the summary: a reader
- * sees either state whole. Cost: 8 bytes per 512 of a window. */
+ * when each granule word of the span is TAG or has its mask bit set; each TAG then stands for
+ * the summary's cell; a mask is 0 when its summary is. Lock-free readers of one granule that
+ * meet TAG read the summary: UNIFORM gives the cell, a cleared one says the span was just
+ * materialized, so the granule is read again; they never need the mask (an exception's word is
+ * its state). Summarizing stores the mask, the summary, then the TAGs; materializing the
+ * granules, then clears the summary, then the mask; a granule becomes an exception by taking
+ * the summary's cell (the same state) before its bit. A reader of a whole span (apply's
+ * unlocked look, span_steady) reads summary, mask, the exceptions, and the summary again.
+ * Cost: 16 bytes per 512 of a window. */
 static cell_t *spans(const hrace_shadow_t *sh) { return sh->cells + head(sh)->spans; }
+/* Each span's exception mask follows the summaries: bit k set when granule k of a summarized
+ * span holds its own word instead of TAG. */
+static cell_t *masks(const hrace_shadow_t *sh) { return spans(sh) + sh->size / 8 / SPAN; }
 
 /* The state granule word v (read from granule g) stands for: v itself, or for TAG the span's
  * cell; ~0 when the span was just materialized (read the granule again). */
@@ -541,41 +587,109 @@ static inline uint64_t span_cell(const hrace_shadow_t *sh, uint64_t g, uint64_t 
   return s ? s & ~UNIFORM : ~0ull;
 }
 
-/* Write span b's cell back into its granules and drop the summary (under the chunk lock). */
-static void span_materialize(hrace_shadow_t *sh, uint64_t b) {
-  cell_t *sp = &spans(sh)[b], *gw = granules(sh) + b * SPAN;
-  uint64_t s = atomic_load_explicit(sp, memory_order_acquire);
-  if (!s) return;
-  for (unsigned k = 0; k < SPAN; k++) atomic_store_explicit(&gw[k], s & ~UNIFORM, memory_order_release);
-  atomic_store_explicit(sp, 0, memory_order_release);
+/* Bits set in x (no popcnt instruction in the baseline x86-64 this is built for; the libgcc
+ * call showed in profiles). */
+static inline unsigned pop64(uint64_t x) {
+  x -= (x >> 1) & 0x5555555555555555ull;
+  x = (x & 0x3333333333333333ull) + ((x >> 2) & 0x3333333333333333ull);
+  x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0Full;
+  return (unsigned)((x * 0x0101010101010101ull) >> 56);
 }
 
-/* Access x over the whole span starting at granule g (under the chunk lock). Returns the
- * granule where the general path goes on: g + SPAN when the span is done. */
-static uint64_t span_access(hrace_shadow_t *sh, uint64_t g, acc_t *x) {
-  cell_t *sp = &spans(sh)[g / SPAN], *gw = granules(sh) + g;
+/* Bits [a, b) of a span's exception mask (0 <= a < b <= SPAN). */
+static inline uint64_t span_bits(uint64_t a, uint64_t b) {
+  return (b - a == SPAN ? ~0ull : ((1ull << (b - a)) - 1)) << a;
+}
+
+/* Write span b's cell back into its granules and drop the summary (under the chunk lock). */
+static void span_materialize(hrace_shadow_t *sh, uint64_t b) {
+  cell_t *sp = &spans(sh)[b], *mp = &masks(sh)[b], *gw = granules(sh) + b * SPAN;
   uint64_t s = atomic_load_explicit(sp, memory_order_acquire);
-  if (s) {
-    uint64_t cell = s & ~UNIFORM, next = run_next(cell, x);
-    if (next != ~0ull) {                       /* what access_run would store in every granule */
-      if (next != cell) atomic_store_explicit(sp, next | UNIFORM, memory_order_release);
-      return g + SPAN;
+  if (!s) return;
+  const uint64_t m = atomic_load_explicit(mp, memory_order_relaxed);
+  for (unsigned k = 0; k < SPAN; k++)
+    if (!(m >> k & 1)) atomic_store_explicit(&gw[k], s & ~UNIFORM, memory_order_release);
+  atomic_store_explicit(sp, 0, memory_order_release);
+  atomic_store_explicit(mp, 0, memory_order_release);
+}
+
+/* Granules `want` (bits) of summarized span b, whose summary is s, become exceptions: each gets
+ * the summary's cell in its own word, then its bit (under the chunk lock). */
+static void span_except(hrace_shadow_t *sh, uint64_t b, uint64_t want, uint64_t s) {
+  cell_t *mp = &masks(sh)[b], *gw = granules(sh) + b * SPAN;
+  const uint64_t m = atomic_load_explicit(mp, memory_order_relaxed);
+  want &= ~m;
+  for (uint64_t w = want; w; w &= w - 1)
+    atomic_store_explicit(&gw[__builtin_ctzll(w)], s & ~UNIFORM, memory_order_release);
+  if (want) atomic_store_explicit(mp, m | want, memory_order_release);
+}
+
+/* Summarize span b if all but at most MAXEXC of its granules hold v, a plain cell (under the
+ * chunk lock; the span holds no summary). The look stops at the MAXEXC + 1st difference. */
+static void span_summarize(hrace_shadow_t *sh, uint64_t b, uint64_t v) {
+  cell_t *gw = granules(sh) + b * SPAN;
+  if (v & (PTR | SYNC)) return;
+  uint64_t m = 0;
+  unsigned n = 0;
+  for (unsigned k = 0; k < SPAN; k++)
+    if (atomic_load_explicit(&gw[k], memory_order_relaxed) != v) {
+      if (++n > MAXEXC) return;
+      m |= 1ull << k;
     }
-    span_materialize(sh, g / SPAN);            /* a race, a read set: per granule, as before */
-    return g;
+  atomic_store_explicit(&masks(sh)[b], m, memory_order_release);
+  atomic_store_explicit(&spans(sh)[b], v | UNIFORM, memory_order_release);
+  for (unsigned k = 0; k < SPAN; k++)
+    if (!(m >> k & 1)) atomic_store_explicit(&gw[k], TAG, memory_order_release);
+}
+
+/* Access x over whole granules [g, e) of one span (under the chunk lock); does them all. */
+static void span_part(hrace_shadow_t *sh, uint64_t g, uint64_t e, acc_t *x) {
+  const uint64_t b = g / SPAN, base = b * SPAN, in = span_bits(g - base, e - base);
+  cell_t *sp = &spans(sh)[b];
+  const uint64_t s = atomic_load_explicit(sp, memory_order_acquire);
+  if (s) {
+    const uint64_t m = atomic_load_explicit(&masks(sh)[b], memory_order_relaxed);
+    const uint64_t cell = s & ~UNIFORM, tin = in & ~m, tout = ~in & ~m;   /* TAG granules */
+    /* The commonest (a row's range over a span whose edges are exceptions already): the
+     * summary takes it. Otherwise count: MAXEXC bounds a span's exceptions at all times. */
+    enum { SUMMARY, GRANULES, MATERIALIZE } how = SUMMARY;
+    if (tout) {
+      const unsigned nm = pop64(m), nin = pop64(tin), nout = pop64(tout);
+      if (nin < nout && nin + nm <= MAXEXC)
+        how = GRANULES;                          /* a few granules leave the summary */
+      else if (nout + nm > MAXEXC)
+        how = MATERIALIZE;
+    }
+    uint64_t next = how == SUMMARY ? run_next(cell, x) : ~0ull;
+    if (how == SUMMARY && next == ~0ull) {     /* a read set, a race: worked out once */
+      unsigned hits = 0;                         /* (at the bytes of the granules it holds) */
+      next = !tin ? cell
+                  : cell_next(cell, x, 8 * (base + (uint64_t)__builtin_ctzll(tin)),
+                              8 * (base + SPAN - (uint64_t)__builtin_clzll(tin)), &hits);
+    }
+    if (next != ~0ull) {
+      /* The summary takes the access; the granules it leaves out become exceptions first,
+       * and the exceptions inside take it granule by granule. */
+      if (tout) span_except(sh, b, ~in, s);
+      for (uint64_t w = m & in; w; w &= w - 1)
+        granule_apply(sh, base + (uint64_t)__builtin_ctzll(w), 0xFF, 0xFF, x);
+      if (next != cell) atomic_store_explicit(sp, next | UNIFORM, memory_order_release);
+      return;
+    }
+    if (how == GRANULES)
+      span_except(sh, b, in, s);
+    else
+      span_materialize(sh, b);                   /* too many exceptions: per granule */
   }
-  uint64_t stop = access_run(sh, g, g + SPAN, x);
-  if (stop < g + SPAN) return stop;
-  /* Done granule by granule; if they all came out equal, summarize them. The look stops at
-   * the first difference: a span that is never uniform (a row's first, with a single access of
-   * its own) pays one or two loads. */
-  uint64_t v = atomic_load_explicit(&gw[0], memory_order_relaxed);
-  if (v & (PTR | SYNC)) return stop;
-  for (unsigned k = 1; k < SPAN; k++)
-    if (atomic_load_explicit(&gw[k], memory_order_relaxed) != v) return stop;
-  atomic_store_explicit(sp, v | UNIFORM, memory_order_release);
-  for (unsigned k = 0; k < SPAN; k++) atomic_store_explicit(&gw[k], TAG, memory_order_release);
-  return stop;
+  for (uint64_t k = g; k < e;) {                 /* granule by granule */
+    k = access_run(sh, k, e, x);
+    if (k < e) granule_apply(sh, k++, 0xFF, 0xFF, x);
+  }
+  /* Done granule by granule over most of the span: summarize it if it allows. The granule in
+   * the middle of the access holds the state a loop over the span left (a row's edge elements,
+   * accessed one by one, become the exceptions). */
+  if (!s && e - g >= SPAN - MAXEXC)
+    span_summarize(sh, b, atomic_load_explicit(&granules(sh)[(g + e) / 2], memory_order_relaxed));
 }
 
 /* ---- chunk locks ------------------------------------------------------------------------ */
@@ -616,38 +730,53 @@ __attribute__((always_inline)) static inline int chunk_lock(_Atomic uint32_t *l)
 }
 static void chunk_unlock(_Atomic uint32_t *l) { atomic_store_explicit(l, 0, memory_order_release); }
 
+/* Does a summarized span (summary s, whose cell stands for access x) stand for x over its
+ * granules [g, e), as far as a look without the lock can tell? Each exception inside must; a
+ * second look at the summary makes sure the exceptions read belong to it (they are set before
+ * their bits, and the bits are dropped only after the summary: see "spans"). */
+static int span_steady(const hrace_shadow_t *sh, uint64_t g, uint64_t e, uint64_t s, acc_t *x) {
+  const uint64_t b = g / SPAN, base = b * SPAN;
+  const uint64_t m = atomic_load_explicit(&masks(sh)[b], memory_order_acquire) &
+                     span_bits(g - base, e - base);
+  for (uint64_t w = m; w; w &= w - 1) {
+    uint64_t v = atomic_load_explicit(&granules(sh)[base + (uint64_t)__builtin_ctzll(w)],
+                                      memory_order_acquire);
+    if ((v & PTR) || run_next(v, x) != v) return 0;
+  }
+  return atomic_load_explicit(&spans(sh)[b], memory_order_acquire) == s;
+}
+
 static void apply(hrace_shadow_t *sh, uint64_t off, uint64_t len, acc_t *x) {
   if (off >= sh->size || !len) return;
   if (len > sh->size - off) len = sh->size - off;
   const uint64_t end = off + len, g0 = off / 8, g1 = (end - 1) / 8;
+  const uint64_t nsp = head(sh)->spans ? sh->size / 8 / SPAN : 0;   /* spans that exist */
   for (uint64_t g = g0; g <= g1;) {
     const uint64_t c = g / CHUNK, cend = (c + 1) * CHUNK <= g1 ? (c + 1) * CHUNK : g1 + 1;
     const uint64_t runend = end / 8 < cend ? end / 8 : cend;   /* whole granules end here */
-    const int spanned = head(sh)->spans != 0;
     if (x->mode == OP_ACCESS && 8 * g >= off) {
       /* Whole granules that already stand for the access need no lock to say so (like the
        * lock-free steady checks): only a chunk with something to change is locked. */
       const cell_t *gw = granules(sh);
+      uint64_t steady_s = 0;
       for (uint64_t same_v = ~0ull; g < runend; g++) {
-        /* A summarized span's state is its summary's cell at every instant (see "spans"):
-         * read that dense word, not the span's first granule (a cache line per 512 bytes of
-         * the window, which this look spent most of its time waiting for). */
-        uint64_t v = 0, cell = ~0ull;
-        if (spanned && g % SPAN == 0 && 8 * (g + SPAN) <= sh->size)
-          v = atomic_load_explicit(&spans(sh)[g / SPAN], memory_order_acquire);
-        if (v) {
-          cell = v & ~UNIFORM;
-        } else {
-          v = atomic_load_explicit(&gw[g], memory_order_acquire);
-          if (v == TAG && (cell = span_cell(sh, g, v)) == ~0ull) break;   /* just materialized */
+        /* A summarized span's state is its summary's cell and its exceptions at every instant
+         * (see "spans"): read that dense word, not the span's granules (a cache line per 512
+         * bytes of the window, which this look spent most of its time waiting for). */
+        if (g / SPAN < nsp && (g % SPAN == 0 || g == g0)) {
+          const uint64_t s = atomic_load_explicit(&spans(sh)[g / SPAN], memory_order_acquire);
+          if (s) {
+            const uint64_t send = (g / SPAN + 1) * SPAN < runend ? (g / SPAN + 1) * SPAN : runend;
+            if (s != steady_s && run_next(s & ~UNIFORM, x) != (s & ~UNIFORM)) break;
+            steady_s = s;                      /* a row's spans mostly share their cell */
+            if (!span_steady(sh, g, send, s, x)) break;
+            g = send - 1;
+            same_v = ~0ull;
+            continue;
+          }
         }
-        if (cell != ~0ull) {                   /* a summarized span: its cell says it */
-          if (run_next(cell, x) != cell) break;
-          uint64_t send = (g / SPAN + 1) * SPAN;
-          g = (send < runend ? send : runend) - 1;
-          same_v = ~0ull;
-          continue;
-        }
+        const uint64_t v = atomic_load_explicit(&gw[g], memory_order_acquire);
+        if (v == TAG) break;                   /* summarized meanwhile: the locked path */
         if (v != same_v) {
           if (run_next(v, x) != v) break;
           same_v = v;
@@ -668,22 +797,55 @@ static void apply(hrace_shadow_t *sh, uint64_t off, uint64_t len, acc_t *x) {
       unsigned to = g == g1 ? (unsigned)(end - gb) : 8;
       unsigned m = ((1u << to) - 1) & ~((1u << from) - 1);
       if (x->mode == OP_ACCESS && m == 0xFF && valid == 0xFF) {   /* whole granules from here */
-        uint64_t stop = g;
-        if (spanned && g % SPAN == 0 && g + SPAN <= runend && 8 * (g + SPAN) <= sh->size)
-          stop = span_access(sh, g, x);
-        else if (spanned && atomic_load_explicit(&granules(sh)[g], memory_order_relaxed) == TAG)
-          span_materialize(sh, g / SPAN);      /* part of a summarized span changes */
-        if (stop == g) {
-          uint64_t rend = spanned ? (g / SPAN + 1) * SPAN : runend;   /* stop at spans */
-          stop = access_run(sh, g, rend < runend ? rend : runend, x);
+        if (g % SPAN == 0) {                   /* summarized whole spans, one word each */
+          uint64_t s0 = 0, next = ~0ull;
+          for (; g + SPAN <= runend && g / SPAN < nsp; g += SPAN) {
+            const uint64_t s1 = atomic_load_explicit(&spans(sh)[g / SPAN], memory_order_acquire);
+            if (!s1) break;
+            if (s1 != s0) {                    /* a row's spans mostly share their cell */
+              s0 = s1;
+              next = run_next(s1 & ~UNIFORM, x);
+            }
+            const uint64_t mk = atomic_load_explicit(&masks(sh)[g / SPAN], memory_order_relaxed);
+            uint64_t n1 = next;
+            if (n1 == ~0ull) {                 /* a read set, a race: at the TAG granules' bytes */
+              unsigned hits = 0;
+              n1 = cell_next(s1 & ~UNIFORM, x, 8 * (g + (uint64_t)__builtin_ctzll(~mk)),
+                             8 * (g + SPAN - (uint64_t)__builtin_clzll(~mk)), &hits);
+              if (!hits) next = n1;            /* the same for the spans sharing s1 */
+            }
+            for (uint64_t w = mk; w; w &= w - 1)
+              granule_apply(sh, g + (uint64_t)__builtin_ctzll(w), 0xFF, 0xFF, x);
+            if (n1 != (s1 & ~UNIFORM))
+              atomic_store_explicit(&spans(sh)[g / SPAN], n1 | UNIFORM, memory_order_release);
+          }
+          if (g >= runend) {                   /* done with whole granules: the rest as usual */
+            g--;
+            continue;
+          }
         }
+        if (g / SPAN < nsp) {                  /* through the span, summarized or not */
+          const uint64_t send = (g / SPAN + 1) * SPAN < runend ? (g / SPAN + 1) * SPAN : runend;
+          span_part(sh, g, send, x);
+          g = send - 1;
+          continue;
+        }
+        uint64_t stop = access_run(sh, g, runend, x);
         if (stop > g) {
           g = stop - 1;
           continue;
         }
       }
-      if (spanned && atomic_load_explicit(&granules(sh)[g], memory_order_relaxed) == TAG)
-        span_materialize(sh, g / SPAN);
+      if (g / SPAN < nsp && atomic_load_explicit(&granules(sh)[g], memory_order_relaxed) == TAG) {
+        /* Part of a granule of a summarized span: an exception of its own, or, for a clear or
+         * sync marking or when the span holds enough, the span's granules again. */
+        const uint64_t b = g / SPAN, sm = atomic_load_explicit(&spans(sh)[b], memory_order_relaxed);
+        if (x->mode == OP_ACCESS &&
+            pop64(atomic_load_explicit(&masks(sh)[b], memory_order_relaxed)) < MAXEXC)
+          span_except(sh, b, 1ull << (g % SPAN), sm);
+        else
+          span_materialize(sh, b);
+      }
       if (x->mode != OP_ACCESS && ((m | ~valid) & 0xFF) == 0xFF)
         granule_set(sh, g, x->mode == OP_SYNC ? SYNC : 0);
       else
@@ -852,15 +1014,20 @@ __attribute__((always_inline)) static inline uint64_t qstep(uint64_t v, hrace_ai
 __attribute__((noinline)) static int quick_slow(hrace_shadow_t *sh, uint64_t g, uint64_t len,
                                                 hrace_aid_t id, const hrace_vc_t *l) {
   cell_t *gw = granules(sh) + g;
-  const uint64_t v0 = atomic_load_explicit(&gw[0], memory_order_acquire);
-  const uint64_t n0 = qstep(v0, id, l);
+  /* A granule of a summarized span stands for the summary's cell: an access that cell already
+   * stands for (a row's edge element read again by a single access, after the row's range
+   * calls in the same segment) changes nothing; any other leaves it to the general path, which
+   * makes the granule an exception of its span. */
+  const uint64_t v0 = atomic_load_explicit(&gw[0], memory_order_acquire), c0 = span_cell(sh, g, v0);
+  const uint64_t n0 = c0 == ~0ull ? ~0ull : qstep(c0, id, l);
   if (n0 == ~0ull) return 0;
-  uint64_t v1 = 0, n1 = 0;
+  uint64_t v1 = 0, n1 = 0, c1 = 0;
   if (len == 16) {
     v1 = atomic_load_explicit(&gw[1], memory_order_acquire);
-    if ((n1 = qstep(v1, id, l)) == ~0ull) return 0;
+    if ((c1 = span_cell(sh, g + 1, v1)) == ~0ull || (n1 = qstep(c1, id, l)) == ~0ull) return 0;
   }
-  if (n0 == v0 && n1 == v1) return 1;          /* recorded already (or stood for) */
+  if (n0 == c0 && n1 == c1) return 1;          /* recorded already (or stood for) */
+  if (v0 == TAG || v1 == TAG) return 0;
   _Atomic uint32_t *lock = chunk_word(sh, g / CHUNK);
   if (!chunk_lock(lock)) return 0;
   const int same = atomic_load_explicit(&gw[0], memory_order_relaxed) == v0 &&

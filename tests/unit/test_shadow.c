@@ -513,10 +513,97 @@ static void test_spans(void) {
   hrace__shadow_free(&sh);
 }
 
+/* Span summaries with exceptions: single accesses into a summarized span make their granules
+ * exceptions (up to 16 per span; more write the span back granule by granule), a range over
+ * most of the span goes through its summary word and, one by one, the exceptions it covers.
+ * A later unordered range read must meet, at each byte, the last write there. */
+static uint64_t bytes_of(hrace_aid_t prev) {
+  uint64_t n = 0;
+  for (int i = 0; i < got.n && i < 64; i++) n += got.prev[i] == prev ? got.len[i] : 0;
+  return n;
+}
+static void test_span_exceptions(void) {
+  hrace_shadow_t sh;
+  hrace__shadow_init_spans(&sh, 8192);
+  view_t v5, v6, v7, v8, v1;
+  view(&v5, 0, 5), view(&v6, 0, 6), view(&v7, 0, 7), view(&v8, 0, 8), view(&v1, 1, 3);
+  hrace_aid_t w = lacc(0, 5, HRACE_ACC_WRITE, 0), e = lacc(0, 6, HRACE_ACC_WRITE, 0);
+  hrace_aid_t w7 = lacc(0, 7, HRACE_ACC_WRITE, 0), w8 = lacc(0, 8, HRACE_ACC_WRITE, 0);
+  reset();
+  hrace__shadow_access(&sh, 0, 8192, w, &v5.g, sink, NULL);          /* every span summarized */
+  /* Edge granules of spans 0 and 2, and 20 granules of span 1 (more than it may keep). */
+  const uint64_t edges[] = {0, 504, 1024, 1528};
+  for (int i = 0; i < 4; i++) hrace__shadow_access(&sh, edges[i], 8, e, &v6.g, sink, NULL);
+  for (int k = 0; k < 20; k++) hrace__shadow_access(&sh, 512 + 8 * (uint64_t)k, 8, e, &v6.g, sink, NULL);
+  /* The rows' ranges between the edges, then one over all of span 0, edges included. */
+  hrace__shadow_access(&sh, 8, 496, w7, &v7.g, sink, NULL);
+  hrace__shadow_access(&sh, 1032, 496, w7, &v7.g, sink, NULL);
+  hrace__shadow_access(&sh, 0, 512, w8, &v8.g, sink, NULL);
+  is_int(0, got.n, "span exceptions: one thread's writes in order meet nothing");
+  /* Unordered reads, span by span (a race's bytes are the hull of those where it met). */
+  hrace_aid_t r = lacc(1, 3, HRACE_ACC_READ, 0);
+  reset();
+  hrace__shadow_access(&sh, 0, 512, r, &v1.g, sink, NULL);
+  ok(got.n == 1 && bytes_of(w8) == 512,
+     "span exceptions: a range over a span took its exceptions too");
+  reset();
+  hrace__shadow_access(&sh, 512, 512, r, &v1.g, sink, NULL);
+  ok(got.n == 2 && bytes_of(e) == 160 && bytes_of(w) == 352,
+     "span exceptions: past 16 exceptions, the granules again: the edge writes at their 160 "
+     "bytes (%llu), the first write at the rest (%llu)", (unsigned long long)bytes_of(e),
+     (unsigned long long)bytes_of(w));
+  reset();
+  hrace__shadow_access(&sh, 1024, 512, r, &v1.g, sink, NULL);
+  ok(got.n == 2 && bytes_of(e) == 512 && bytes_of(w7) == 496 && !has_prev(w),
+     "span exceptions: an unordered read meets the edge writes at the edges, the row's range "
+     "between them (%llu bytes)", (unsigned long long)bytes_of(w7));
+  /* A single unordered write inside a summarized span, first touch: the summary's cell races. */
+  reset();
+  hrace__shadow_access(&sh, 4096 + 256, 8, lacc(1, 3, HRACE_ACC_WRITE, 0), &v1.g, sink, NULL);
+  ok(got.n == 1 && got.prev[0] == w && got.off[0] == 4096 + 256,
+     "span exceptions: a single write into a summarized span races with its cell");
+  /* The same thread's read in the write's own segment stands for nothing new: no race, and a
+   * write of another thread ordered after nothing still meets the first write there. */
+  reset();
+  hrace__shadow_access(&sh, 6000, 8, lacc(0, 5, HRACE_ACC_READ, 0), &v5.g, sink, NULL);
+  hrace__shadow_access(&sh, 6000, 8, lacc(1, 3, HRACE_ACC_WRITE, 0), &v1.g, sink, NULL);
+  ok(got.n == 1 && got.prev[0] == w, "span exceptions: a covered read left the write in place");
+  /* A thread's first access inside a summarized span in a new epoch (ordered after the
+   * summary's cell, so it changes it): recorded, an unordered read then meets it there. */
+  hrace_aid_t w9 = lacc(0, 9, HRACE_ACC_WRITE, 0);
+  view_t v9;
+  view(&v9, 0, 9);
+  reset();
+  hrace__shadow_access(&sh, 7000, 8, w9, &v9.g, sink, NULL);
+  hrace__shadow_access(&sh, 7000, 8, r, &v1.g, sink, NULL);
+  ok(got.n == 1 && got.prev[0] == w9, "span exceptions: a new epoch's single write into a "
+     "summarized span is recorded");
+  view_free(&v9);
+  /* Two unordered readers of whole summarized spans leave a read set in the summary; a write
+   * ordered after one of them races with the other, on every byte. */
+  view_t va, vb, vc;
+  view(&va, 1, 4), view(&vb, 2, 4), view(&vc, 3, 4);
+  va.l.c[0] = vb.l.c[0] = vc.l.c[0] = 9;
+  hrace_aid_t ra = lacc(1, 4, HRACE_ACC_READ, 0), rb = lacc(2, 4, HRACE_ACC_READ, 0);
+  vc.l.c[1] = 4;                                          /* knows ra, not rb */
+  reset();
+  hrace__shadow_access(&sh, 2048, 2048, ra, &va.g, sink, NULL);
+  hrace__shadow_access(&sh, 2048, 2048, rb, &vb.g, sink, NULL);
+  is_int(0, got.n, "span exceptions: two readers after the writes meet nothing");
+  hrace__shadow_access(&sh, 2048, 2048, lacc(3, 4, HRACE_ACC_WRITE, 0), &vc.g, sink, NULL);
+  ok(got.n == 1 && got.prev[0] == rb && bytes_of(rb) == 2048,
+     "span exceptions: a write meets the unordered reader of a summary's read set on all %llu "
+     "bytes", (unsigned long long)bytes_of(rb));
+  view_free(&va), view_free(&vb), view_free(&vc);
+  view_free(&v5), view_free(&v6), view_free(&v7), view_free(&v8), view_free(&v1);
+  hrace__shadow_free(&sh);
+}
+
 int main(void) {
   test_elision();
   test_seen();
   test_spans();
+  test_span_exceptions();
   test_concurrent();
   test_ordered();
   shadow_init = hrace__shadow_init_spans;
