@@ -48,6 +48,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/chan.h"
 #include "core/hb.h"
 #include "core/spin.h"
 #include "mpi/wrap.h"
@@ -118,6 +119,7 @@ typedef struct spin_arg {
 
 static int deposit_ready(void *p) {
   spin_arg_t *a = p;
+  hrace__chan_help(1);   /* the deposit's message may be here, unread (see await) */
   if (*a->mpi_win != MPI_WIN_NULL && !*a->ended &&
       PMPI_Win_test(*a->mpi_win, a->ended) != MPI_SUCCESS)
     *a->ended = 0, *a->mpi_win = MPI_WIN_NULL;
@@ -133,6 +135,13 @@ static void await(const hrace_win_t *w, const uint8_t *need, unsigned *have, uin
   long waited = 0;
   for (;;) {
     if (arrived(w, need, have)) break;
+    /* The POST or DONE may be on our socket, read by nobody yet: apply it on this thread
+     * rather than wait for the progress thread to be scheduled and wake us (core/chan.h,
+     * hrace__chan_help; docs/rma.md, "Synchronisation"). */
+    hrace__win_unlock();
+    int got = hrace__chan_help(1);
+    hrace__win_lock();
+    if (got) continue;
     if (!spun++) {
       spin_arg_t a = { w, need, have, &mpi_win, ended };
       hrace__win_unlock();
