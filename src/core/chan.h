@@ -8,9 +8,9 @@
  * another host, a TCP socket; the addresses are exchanged once, in MPI_Init. A process opens
  * two connections to a peer lazily: one for requests from the application's threads (writes
  * serialised per peer, so one thread's requests arrive in issue order and every request
- * arrives in the order the writes were made), one for the progress thread's replies. Only the
- * progress thread reads: requests go to its handler, replies to a mailbox where the
- * requesting thread waits. Replies are small and bounded by the requests waiting for them,
+ * arrives in the order the writes were made), one for the progress thread's replies. The
+ * progress thread reads, and so may a thread waiting inside a call (hrace__chan_help), one at
+ * a time: requests go to the handler, replies to a mailbox where the requesting thread waits. Replies are small and bounded by the requests waiting for them,
  * so a progress thread never blocks on a full socket and two of them cannot deadlock. */
 #ifndef HRACE_CORE_CHAN_H
 #define HRACE_CORE_CHAN_H

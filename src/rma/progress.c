@@ -6,7 +6,10 @@
  * processes' mappings of a shared window, and synchronous-send queries (mpi/ssend.c). A target
  * that computes, sleeps or polls its window therefore never delays an origin. The thread
  * sleeps in poll() while nothing arrives, and makes no MPI call. After each message it wakes
- * the application threads waiting for a deposit (hrace__win_wait). */
+ * the application threads waiting for a deposit (hrace__win_wait). A thread that waits inside
+ * a call for a deposit or a reply runs the same handlers on what has arrived, instead of
+ * waiting for this thread to be scheduled (core/chan.h, hrace__chan_help; docs/rma.md,
+ * "Synchronisation"): one reader at a time, under the channel's reader lock. */
 #include <errno.h>
 #include <signal.h>
 #include <stdlib.h>

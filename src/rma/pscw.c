@@ -26,10 +26,12 @@
  *  - operations -> target's accesses after wait: the records and the DONE travel on one
  *    connection in that order; the target's progress thread applies the records, then the
  *    DONE (completion epochs fixed, clock deposited), and only then does the wait join it.
+ *    Whoever reads the channel applies them, in that order: the progress thread, or the
+ *    waiting thread itself (await, core/chan.h hrace__chan_help), which then needs no wake-up.
  *  - completion -> anything else ordered after complete (the delivery invariant, protocol.h):
  *    the DONE goes out unacknowledged, as an unacknowledged completion (rma/shared.h): the
  *    origin's next publication pings the target first, unless the target's next post said it
- *    has applied it (the count in POST: its progress thread applied as many DONEs from us, on
+ *    has applied it (the count in POST: that process applied as many DONEs from us, on
  *    any window, as we sent; one connection carries them in order; below
  *    MPI_THREAD_MULTIPLE only, see dones_acked). In a pipeline the origin's next publication
  *    is its next complete, after the next start: no ping; in a halo exchange it is the next
