@@ -169,6 +169,12 @@ static void *wait_for(int peer, int32_t tag, size_t *n, int requests) {
 void *hrace__chan_wait(int peer, int32_t tag, size_t *n) { return wait_for(peer, tag, n, 0); }
 void *hrace__chan_wait_help(int peer, int32_t tag, size_t *n) { return wait_for(peer, tag, n, 1); }
 
+void hrace__chan_poke(void) {
+  int flag = 0;
+  if (progress_comm != MPI_COMM_NULL)
+    PMPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, progress_comm, &flag, MPI_STATUS_IGNORE);
+}
+
 /* A connection from peer closed. Connections close only when their process ends, and every
  * reply on one is delivered before its end is seen: once all of peer's are closed, nothing
  * more comes from it, and a thread still waiting for it would wait forever. */

@@ -65,4 +65,7 @@ void hrace__chan_serve(hrace_chan_fn fn);
  * carried replies are read. Returns whether anything was read. docs/rma.md,
  * "Synchronisation", says why and what stays on the progress thread. */
 int hrace__chan_help(int requests);
+/* Let MPI progress once (a probe that matches nothing), for a thread inside an MPI call that
+ * waits for hrace: a peer's MPI call may need this process inside MPI (MPICH). */
+void hrace__chan_poke(void);
 #endif

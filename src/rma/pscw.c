@@ -158,7 +158,12 @@ static void await(const hrace_win_t *w, const uint8_t *need, unsigned *have, uin
       if (hrace__win_wait(1) == ETIMEDOUT) waited += 1;
       continue;
     }
-    if (hrace__win_wait(100) == ETIMEDOUT) waited += 100;
+    /* Not in MPI yet: an origin's MPI_Win_complete on another window may need this process
+     * to progress meanwhile (MPICH; pscw_self_multi_norace hung in MPI_Win_start there). */
+    hrace__win_unlock();
+    hrace__chan_poke();
+    hrace__win_lock();
+    if (hrace__win_wait(1) == ETIMEDOUT) waited += 1;
     if (!told && waited >= MISMATCH_MS) {
       char who[256];
       missing(w, need, have, who, sizeof who);
