@@ -43,7 +43,9 @@
  * waits for posts and DONEs *before* the real MPI_Win_start / MPI_Win_wait, so that a program
  * whose groups do not match (which then hangs in MPI) gets a diagnostic first. While it waits
  * for the DONEs it calls MPI_Win_test, since an origin's MPI_Win_complete may need the target
- * inside MPI (MPICH); if that ends the epoch, the real MPI_Win_wait is not called. */
+ * inside MPI (MPICH); if that ends the epoch, the real MPI_Win_wait is not called. While it
+ * waits for posts it lets MPI progress once a millisecond (hrace__chan_poke), for the same
+ * reason: the origin may be the target of another epoch, whose origin completes meanwhile. */
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
