@@ -99,19 +99,22 @@ static MPI_Comm progress_comm = MPI_COMM_NULL;
  * way). Once per wait: a wait that outlasts it (a lock held elsewhere, a peer busy in MPI)
  * sleeps as before. */
 #define SPIN_NS 50000L   /* bench/README.md, "Waiting for a deposit or a reply" */
-static int mail_changed(void *seq) {
-  return atomic_load_explicit(&mail_seq, memory_order_acquire) != *(unsigned *)seq;
+typedef struct mail_spin { unsigned seq; int requests; } mail_spin_t;
+static int mail_changed(void *arg) {
+  mail_spin_t *a = arg;
+  hrace__chan_help(a->requests);   /* read the reply ourselves if it is there */
+  return atomic_load_explicit(&mail_seq, memory_order_acquire) != a->seq;
 }
 
-static int spin_for_mail(void) {
-  unsigned seq = atomic_load_explicit(&mail_seq, memory_order_acquire);
+static int spin_for_mail(int requests) {
+  mail_spin_t a = { atomic_load_explicit(&mail_seq, memory_order_acquire), requests };
   pthread_mutex_unlock(&mail_mu);
-  int got = hrace__spin(mail_changed, &seq, SPIN_NS);
+  int got = hrace__spin(mail_changed, &a, SPIN_NS);
   pthread_mutex_lock(&mail_mu);
   return got;
 }
 
-void *hrace__chan_wait(int peer, int32_t tag, size_t *n) {
+static void *wait_for(int peer, int32_t tag, size_t *n, int requests) {
   hrace__chan_flush();   /* a reply may depend on what still waits here */
   /* The answer may wait for MPI to progress in this process: under MPICH, a lock or unlock
    * from another rank needs its target inside MPI, and the target may be this thread, waiting
@@ -120,7 +123,7 @@ void *hrace__chan_wait(int peer, int32_t tag, size_t *n) {
    * probes every 100 us while it waits. */
   const hrace_thread_t *t = hrace__thread();
   int poke = t->tid >= 0 && t->depth > 0 && progress_comm != MPI_COMM_NULL;
-  int spun = 0;
+  int spun = 0, helped = 0;
   pthread_mutex_lock(&mail_mu);
   for (;;) {
     hrace_list_for_each(l, nx, &mail) {
@@ -139,7 +142,13 @@ void *hrace__chan_wait(int peer, int32_t tag, size_t *n) {
       hrace__fatal("rank %d ended while this rank waited for its answer (did it crash or exit "
                    "without MPI_Finalize?)", peer);
     }
-    if (!spun++ && spin_for_mail()) continue;
+    if (!helped++) {   /* it may be on a socket, unread: read it ourselves (chan.h) */
+      pthread_mutex_unlock(&mail_mu);
+      hrace__chan_help(requests);
+      pthread_mutex_lock(&mail_mu);
+      continue;
+    }
+    if (!spun++ && spin_for_mail(requests)) continue;
     if (!poke) {
       pthread_cond_wait(&mail_cv, &mail_mu);
       continue;
@@ -155,6 +164,15 @@ void *hrace__chan_wait(int peer, int32_t tag, size_t *n) {
       pthread_mutex_lock(&mail_mu);
     }
   }
+}
+
+void *hrace__chan_wait(int peer, int32_t tag, size_t *n) { return wait_for(peer, tag, n, 0); }
+void *hrace__chan_wait_help(int peer, int32_t tag, size_t *n) { return wait_for(peer, tag, n, 1); }
+
+void hrace__chan_poke(void) {
+  int flag = 0;
+  if (progress_comm != MPI_COMM_NULL)
+    PMPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, progress_comm, &flag, MPI_STATUS_IGNORE);
 }
 
 /* A connection from peer closed. Connections close only when their process ends, and every
@@ -317,9 +335,22 @@ void hrace__chan_reply(int peer, int32_t tag, const void *buf, size_t n) {
 /* ---- the progress thread's side ----------------------------------------------------------- */
 typedef struct in {
   int fd, rank;                /* rank -1 until the hello arrived */
+  int replies;                 /* it has carried replies: it carries nothing else (chan.h) */
   char *buf;
   size_t len, cap;
 } in_t;
+
+/* The incoming connections. The progress thread reads them, and so may a thread waiting
+ * inside a call (hrace__chan_help): whoever holds rd_mu reads and hands out; the progress
+ * thread holds it except while it sleeps in poll(), and only it changes the array (accepts,
+ * closes). A helper consumes whole messages only, so what it leaves is an incomplete message
+ * whose rest has still to arrive on the socket, and poll() (level-triggered) wakes the
+ * progress thread for that: it never sleeps on data that is there, and never looks for data
+ * a helper took. */
+static pthread_mutex_t rd_mu = PTHREAD_MUTEX_INITIALIZER;
+static in_t *in;
+static int nin;
+static hrace_chan_fn serve_fn;   /* set while the progress thread serves */
 
 /* Hand out the complete messages in c's buffer; returns 0 when fn said stop. */
 static int drain(in_t *c, hrace_chan_fn fn) {
@@ -345,7 +376,7 @@ static int drain(in_t *c, hrace_chan_fn fn) {
     if (c->len - off - sizeof h < h.len) break;
     char *body = c->buf + off + sizeof h;
     off += sizeof h + h.len;
-    if (h.tag >= HRACE_CHAN_REPLY) deliver(c->rank, h.tag, body, h.len);
+    if (h.tag >= HRACE_CHAN_REPLY) deliver(c->rank, h.tag, body, h.len), c->replies = 1;
     else go = fn(body, h.len, c->rank, h.tag);
   }
   memmove(c->buf, c->buf + off, c->len - off);
@@ -379,9 +410,10 @@ static int fill(in_t *c) {
 }
 
 void hrace__chan_serve(hrace_chan_fn fn) {
-  in_t *in = NULL;
   struct pollfd *pf = NULL;
-  int nin = 0, cap = 0, go = 1;
+  int cap = 0, go = 1;
+  pthread_mutex_lock(&rd_mu);
+  serve_fn = fn;
   while (go) {
     if (cap < nin + 2) {
       cap = cap ? 2 * cap : 64;
@@ -393,13 +425,16 @@ void hrace__chan_serve(hrace_chan_fn fn) {
     pf[np++] = (struct pollfd){ .fd = lfd_unix, .events = POLLIN };
     pf[np++] = (struct pollfd){ .fd = lfd_tcp, .events = POLLIN };   /* -1: ignored */
     for (int i = 0; i < nin; i++) pf[np++] = (struct pollfd){ .fd = in[i].fd, .events = POLLIN };
-    if (poll(pf, (nfds_t)np, -1) < 0) {
+    pthread_mutex_unlock(&rd_mu);
+    int rc = poll(pf, (nfds_t)np, -1);
+    pthread_mutex_lock(&rd_mu);
+    if (rc < 0) {
       if (errno == EINTR) continue;
       hrace__fatal("progress thread: poll failed: %s", strerror(errno));
     }
     for (int i = 0; go && i < nin; i++) {
       if (!pf[2 + i].revents) continue;
-      int open = fill(&in[i]);
+      int open = fill(&in[i]);   /* a helper may have read it meanwhile: then nothing */
       go = drain(&in[i], fn);
       if ((!open || in[i].fd < 0) && go) {
         if (in[i].fd >= 0) close(in[i].fd), closed(in[i].rank);
@@ -421,15 +456,41 @@ void hrace__chan_serve(hrace_chan_fn fn) {
         pf = realloc(pf, cap * sizeof *pf);
         if (!in || !pf) abort();
       }
-      in[nin++] = (in_t){ fd, -1, NULL, 0, 0 };
+      in[nin++] = (in_t){ .fd = fd, .rank = -1 };
     }
   }
+  serve_fn = NULL;
   for (int i = 0; i < nin; i++) {
     if (in[i].fd >= 0) close(in[i].fd);
     free(in[i].buf);
   }
   free(in);
+  in = NULL, nin = 0;
+  pthread_mutex_unlock(&rd_mu);
   free(pf);
+}
+
+int hrace__chan_help(int requests) {
+  if (pthread_mutex_trylock(&rd_mu)) return 0;   /* the progress thread or another helper */
+  struct pollfd pf[32];
+  int idx[32], np = 0, got = 0;
+  hrace_chan_fn fn = serve_fn;
+  for (int i = 0; fn && i < nin && np < 32; i++)
+    if (in[i].fd >= 0 && in[i].rank >= 0 && (requests || in[i].replies))
+      idx[np] = i, pf[np++] = (struct pollfd){ .fd = in[i].fd, .events = POLLIN };
+  /* One system call to see which have data; a closed connection is left to the progress
+   * thread (it closes and counts it). */
+  if (np && poll(pf, (nfds_t)np, 0) > 0)
+    for (int k = 0; k < np; k++) {
+      if (!(pf[k].revents & POLLIN)) continue;
+      in_t *c = &in[idx[k]];
+      size_t before = c->len;
+      if (!fill(c) || c->len == before) continue;
+      drain(c, fn);   /* fn never stops on a helper (its owner's promise, chan.h) */
+      got = 1;
+    }
+  pthread_mutex_unlock(&rd_mu);
+  return got;
 }
 
 /* ---- set-up ------------------------------------------------------------------------------- */

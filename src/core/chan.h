@@ -8,9 +8,9 @@
  * another host, a TCP socket; the addresses are exchanged once, in MPI_Init. A process opens
  * two connections to a peer lazily: one for requests from the application's threads (writes
  * serialised per peer, so one thread's requests arrive in issue order and every request
- * arrives in the order the writes were made), one for the progress thread's replies. Only the
- * progress thread reads: requests go to its handler, replies to a mailbox where the
- * requesting thread waits. Replies are small and bounded by the requests waiting for them,
+ * arrives in the order the writes were made), one for the progress thread's replies. The
+ * progress thread reads, and so may a thread waiting inside a call (hrace__chan_help), one at
+ * a time: requests go to the handler, replies to a mailbox where the requesting thread waits. Replies are small and bounded by the requests waiting for them,
  * so a progress thread never blocks on a full socket and two of them cannot deadlock. */
 #ifndef HRACE_CORE_CHAN_H
 #define HRACE_CORE_CHAN_H
@@ -47,8 +47,25 @@ void hrace__chan_reply(int peer, int32_t tag, const void *buf, size_t n);
 /* Block until the reply (peer, tag) arrives; returns it (malloc'd, caller frees). */
 void *hrace__chan_wait(int peer, int32_t tag, size_t *n);
 
+/* As hrace__chan_wait, and while it waits the caller reads and handles requests too
+ * (hrace__chan_help(1)): for a caller that holds no lock a request's handler takes. */
+void *hrace__chan_wait_help(int peer, int32_t tag, size_t *n);
+
 /* The progress thread's loop: hands every request to fn (the buffer is valid during the
  * call only) until fn returns 0. */
 typedef int (*hrace_chan_fn)(void *buf, size_t n, int src, int32_t tag);
 void hrace__chan_serve(hrace_chan_fn fn);
+/* A thread about to wait for something the progress thread would hand it (a reply, a
+ * deposit) reads what has arrived itself, instead of waiting for the progress thread to be
+ * woken and scheduled: one non-blocking look at the connections, and every complete message
+ * there goes where the progress thread would send it (replies to the mailbox; with
+ * `requests`, requests to serve's fn, on the calling thread: fn must then not return 0, and
+ * the caller must hold no lock fn takes). Does nothing if the progress thread or another
+ * helper is reading (never waits for one). Without `requests`, only connections that have
+ * carried replies are read. Returns whether anything was read. docs/rma.md,
+ * "Synchronisation", says why and what stays on the progress thread. */
+int hrace__chan_help(int requests);
+/* Let MPI progress once (a probe that matches nothing), for a thread inside an MPI call that
+ * waits for hrace: a peer's MPI call may need this process inside MPI (MPICH). */
+void hrace__chan_poke(void);
 #endif

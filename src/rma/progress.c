@@ -6,7 +6,10 @@
  * processes' mappings of a shared window, and synchronous-send queries (mpi/ssend.c). A target
  * that computes, sleeps or polls its window therefore never delays an origin. The thread
  * sleeps in poll() while nothing arrives, and makes no MPI call. After each message it wakes
- * the application threads waiting for a deposit (hrace__win_wait). */
+ * the application threads waiting for a deposit (hrace__win_wait). A thread that waits inside
+ * a call for a deposit or a reply runs the same handlers on what has arrived, instead of
+ * waiting for this thread to be scheduled (core/chan.h, hrace__chan_help; docs/rma.md,
+ * "Synchronisation"): one reader at a time, under the channel's reader lock. */
 #include <errno.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -98,7 +101,7 @@ void hrace__ctl_send(int target, const hrace_msg_t *h, const uint64_t *ranges,
 
 void hrace__ctl_wait_reply(int target, uint32_t type, hrace_vc_t *got) {
   size_t n;
-  void *buf = hrace__chan_wait(target, hrace__thread()->reply_tag, &n);
+  void *buf = hrace__chan_wait_help(target, hrace__thread()->reply_tag, &n);
   hrace_msg_t *h;
   uint64_t *ranges;
   hrace_clk_t *vc;
@@ -294,6 +297,8 @@ static void on_done(hrace_win_t *w, const hrace_msg_t *h, const hrace_clk_t *vc)
   if (h->reply_tag != HRACE_NO_REPLY) reply(h->origin, h->reply_tag, HRACE_MSG_ACK, NULL);
 }
 
+static __thread int on_progress;   /* this is the progress thread */
+
 /* Returns 0 to stop. */
 static int handle_ctl(void *buf, int n, int source) {
   hrace_msg_t *h;
@@ -305,7 +310,11 @@ static int handle_ctl(void *buf, int n, int source) {
     return 1;
   }
   switch (h->type) {   /* messages about no window */
-  case HRACE_MSG_STOP: return 0;
+  case HRACE_MSG_STOP:
+    if (on_progress) return 0;
+    /* A waiting thread read it (hrace__chan_help): it is the progress thread's. */
+    raw_send(hrace__proc.rank, h, NULL, NULL, NULL, NULL, NULL);
+    return 1;
   case HRACE_MSG_PING: reply(h->origin, h->reply_tag, HRACE_MSG_ACK, NULL); return 1;
   case HRACE_MSG_PSIG: hrace__annotate_on_psig(h, vc); return 1;
   default: break;
@@ -340,10 +349,12 @@ static int handle_ctl(void *buf, int n, int source) {
   return 1;
 }
 
-/* One request from the channel (core/chan.h). Returns 0 to stop. Requests lie back to back
- * in the channel's buffer, at any byte offset, and hrace__msg_unpack reads the header and the
- * arrays after it in place: a request not aligned for them is first copied into a scratch
- * buffer that is (only this thread runs handle, never nested). */
+/* One request from the channel (core/chan.h), on the progress thread or on a thread that
+ * waits inside a call and reads the channel itself (hrace__chan_help). Returns 0 to stop.
+ * Requests lie back to back in the channel's buffer, at any byte offset, and
+ * hrace__msg_unpack reads the header and the arrays after it in place: a request not aligned
+ * for them is first copied into a scratch buffer that is (one thread at a time runs handle,
+ * under the channel's reader lock, never nested). */
 static int handle(void *buf, size_t bytes, int source, int32_t tag) {
   static void *scratch;
   static size_t scratch_cap;
@@ -379,6 +390,7 @@ static void *progress_main(void *arg) {
   sigfillset(&all);
   pthread_sigmask(SIG_BLOCK, &all, NULL);   /* the application's handlers run on its threads */
   hrace__thread()->depth = 1;               /* nothing here is the application's */
+  on_progress = 1;
   hrace__chan_serve(handle);                /* sleeps in poll() while nothing arrives */
   return NULL;
 }

@@ -26,10 +26,12 @@
  *  - operations -> target's accesses after wait: the records and the DONE travel on one
  *    connection in that order; the target's progress thread applies the records, then the
  *    DONE (completion epochs fixed, clock deposited), and only then does the wait join it.
+ *    Whoever reads the channel applies them, in that order: the progress thread, or the
+ *    waiting thread itself (await, core/chan.h hrace__chan_help), which then needs no wake-up.
  *  - completion -> anything else ordered after complete (the delivery invariant, protocol.h):
  *    the DONE goes out unacknowledged, as an unacknowledged completion (rma/shared.h): the
  *    origin's next publication pings the target first, unless the target's next post said it
- *    has applied it (the count in POST: its progress thread applied as many DONEs from us, on
+ *    has applied it (the count in POST: that process applied as many DONEs from us, on
  *    any window, as we sent; one connection carries them in order; below
  *    MPI_THREAD_MULTIPLE only, see dones_acked). In a pipeline the origin's next publication
  *    is its next complete, after the next start: no ping; in a halo exchange it is the next
@@ -41,13 +43,16 @@
  * waits for posts and DONEs *before* the real MPI_Win_start / MPI_Win_wait, so that a program
  * whose groups do not match (which then hangs in MPI) gets a diagnostic first. While it waits
  * for the DONEs it calls MPI_Win_test, since an origin's MPI_Win_complete may need the target
- * inside MPI (MPICH); if that ends the epoch, the real MPI_Win_wait is not called. */
+ * inside MPI (MPICH); if that ends the epoch, the real MPI_Win_wait is not called. While it
+ * waits for posts it lets MPI progress once a millisecond (hrace__chan_poke), for the same
+ * reason: the origin may be the target of another epoch, whose origin completes meanwhile. */
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/chan.h"
 #include "core/hb.h"
 #include "core/spin.h"
 #include "mpi/wrap.h"
@@ -118,6 +123,7 @@ typedef struct spin_arg {
 
 static int deposit_ready(void *p) {
   spin_arg_t *a = p;
+  hrace__chan_help(1);   /* the deposit's message may be here, unread (see await) */
   if (*a->mpi_win != MPI_WIN_NULL && !*a->ended &&
       PMPI_Win_test(*a->mpi_win, a->ended) != MPI_SUCCESS)
     *a->ended = 0, *a->mpi_win = MPI_WIN_NULL;
@@ -133,6 +139,13 @@ static void await(const hrace_win_t *w, const uint8_t *need, unsigned *have, uin
   long waited = 0;
   for (;;) {
     if (arrived(w, need, have)) break;
+    /* The POST or DONE may be on our socket, read by nobody yet: apply it on this thread
+     * rather than wait for the progress thread to be scheduled and wake us (core/chan.h,
+     * hrace__chan_help; docs/rma.md, "Synchronisation"). */
+    hrace__win_unlock();
+    int got = hrace__chan_help(1);
+    hrace__win_lock();
+    if (got) continue;
     if (!spun++) {
       spin_arg_t a = { w, need, have, &mpi_win, ended };
       hrace__win_unlock();
@@ -147,7 +160,12 @@ static void await(const hrace_win_t *w, const uint8_t *need, unsigned *have, uin
       if (hrace__win_wait(1) == ETIMEDOUT) waited += 1;
       continue;
     }
-    if (hrace__win_wait(100) == ETIMEDOUT) waited += 100;
+    /* Not in MPI yet: an origin's MPI_Win_complete on another window may need this process
+     * to progress meanwhile (MPICH; pscw_self_multi_norace hung in MPI_Win_start there). */
+    hrace__win_unlock();
+    hrace__chan_poke();
+    hrace__win_lock();
+    if (hrace__win_wait(1) == ETIMEDOUT) waited += 1;
     if (!told && waited >= MISMATCH_MS) {
       char who[256];
       missing(w, need, have, who, sizeof who);
