@@ -333,9 +333,15 @@ void hrace__chan_reply(int peer, int32_t tag, const void *buf, size_t n) {
 }
 
 /* ---- the progress thread's side ----------------------------------------------------------- */
+/* An incoming connection. Between reads it holds only the start of a message whose rest has
+ * not arrived (`len` > 0, in a buffer of its own); with nothing pending `buf` is NULL, and a
+ * read goes into the readers' one scratch buffer (fill, settle): a job's connections cost no
+ * buffer each (64 KiB per connection, two per rank of the job, was the first thing in a rank's
+ * memory that grew with P: docs/design.md, "Clock memory per rank in the runtime"). */
 typedef struct in {
   int fd, rank;                /* rank -1 until the hello arrived */
   int replies;                 /* it has carried replies: it carries nothing else (chan.h) */
+  int borrowed;                /* buf is the scratch buffer (inside one fill .. settle) */
   char *buf;
   size_t len, cap;
 } in_t;
@@ -351,6 +357,8 @@ static pthread_mutex_t rd_mu = PTHREAD_MUTEX_INITIALIZER;
 static in_t *in;
 static int nin;
 static hrace_chan_fn serve_fn;   /* set while the progress thread serves */
+static char *scratch;            /* the readers' buffer (under rd_mu) */
+static size_t scratch_cap;
 
 /* Hand out the complete messages in c's buffer; returns 0 when fn said stop. */
 static int drain(in_t *c, hrace_chan_fn fn) {
@@ -387,6 +395,10 @@ static int drain(in_t *c, hrace_chan_fn fn) {
 /* One read of what c's peer sent (poll is level-triggered: the rest comes next round), into
  * a buffer with room for at least the whole next message. Returns 0 once the peer closed. */
 static int fill(in_t *c) {
+  if (!c->len) {                 /* nothing pending: read into the scratch buffer */
+    c->buf = scratch, c->cap = scratch_cap;
+    c->borrowed = 1;
+  }
   size_t need = c->len + 65536;
   if (c->rank >= 0 && c->len >= sizeof(mhdr_t)) {
     mhdr_t h;
@@ -406,6 +418,25 @@ static int fill(in_t *c) {
     }
     if (r < 0 && errno == EINTR) continue;
     return r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK);
+  }
+}
+
+/* After a fill and its drain: the scratch buffer goes back (it may have grown), and what is
+ * left of an incomplete message moves to a buffer of c's own; a connection with nothing
+ * pending keeps no buffer. */
+static void settle(in_t *c) {
+  if (c->borrowed) {
+    scratch = c->buf, scratch_cap = c->cap;
+    c->borrowed = 0;
+    c->buf = NULL, c->cap = 0;
+    if (c->len) {
+      c->cap = c->len + 65536;
+      if (!(c->buf = malloc(c->cap))) abort();
+      memcpy(c->buf, scratch, c->len);
+    }
+  } else if (!c->len) {
+    free(c->buf);
+    c->buf = NULL, c->cap = 0;
   }
 }
 
@@ -436,6 +467,7 @@ void hrace__chan_serve(hrace_chan_fn fn) {
       if (!pf[2 + i].revents) continue;
       int open = fill(&in[i]);   /* a helper may have read it meanwhile: then nothing */
       go = drain(&in[i], fn);
+      settle(&in[i]);
       if ((!open || in[i].fd < 0) && go) {
         if (in[i].fd >= 0) close(in[i].fd), closed(in[i].rank);
         free(in[i].buf);
@@ -466,6 +498,8 @@ void hrace__chan_serve(hrace_chan_fn fn) {
   }
   free(in);
   in = NULL, nin = 0;
+  free(scratch);
+  scratch = NULL, scratch_cap = 0;
   pthread_mutex_unlock(&rd_mu);
   free(pf);
 }
@@ -485,8 +519,12 @@ int hrace__chan_help(int requests) {
       if (!(pf[k].revents & POLLIN)) continue;
       in_t *c = &in[idx[k]];
       size_t before = c->len;
-      if (!fill(c) || c->len == before) continue;
+      if (!fill(c) || c->len == before) {
+        settle(c);
+        continue;
+      }
       drain(c, fn);   /* fn never stops on a helper (its owner's promise, chan.h) */
+      settle(c);
       got = 1;
     }
   pthread_mutex_unlock(&rd_mu);
