@@ -15,6 +15,7 @@
 
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "access/stack.h"
@@ -54,8 +55,9 @@ static int covered(const hrace_hdr_t *h, uint32_t ex, hrace_clk_t ec) {
 }
 
 /* ---- naming the sides ------------------------------------------------------------------
- * Sites other ranks sent, resolved: (rank << 32 | stack id) -> interned site (core/race.h),
- * under names_mu. Each (sender, chain) is asked for once per run. */
+ * Sites other ranks sent, resolved: (rank << 32 | stack id) -> named_t (the interned site,
+ * core/race.h, and the name of the call that sent), under names_mu. Each (sender, chain) is
+ * asked for once per run. */
 static hrace_map_t names = HRACE_MAP_INIT;
 static pthread_mutex_t names_mu = PTHREAD_MUTEX_INITIALIZER;
 static _Atomic uint32_t next_ask;
@@ -68,41 +70,78 @@ static int32_t ask_tag(void) {
   return (int32_t)(0x20000000u | (atomic_fetch_add(&next_ask, 1) & 0x1fffffffu));
 }
 
-/* Stack id `id` of rank src, which sent it in a frame: its frames from src's progress thread. */
-static const hrace_srcloc_t *ask(int src, uint32_t id) {
+/* A side as reported: the send's code and the MPI call that sent from it. */
+typedef struct named { const hrace_srcloc_t *loc; const char *fn; } named_t;
+
+static const char unknown_fn[] = "send";   /* a side known only by its code address */
+
+/* Stack id `id` of rank src, which sent it in a frame: its frames and the sending call's name
+ * from src's progress thread (the reply: the name, NUL-terminated, then the packed frames). */
+static named_t ask(int src, uint32_t id) {
   uint64_t key = (uint64_t)(uint32_t)src << 32 | id;
   pthread_mutex_lock(&names_mu);
-  const hrace_srcloc_t *loc = hrace_map_get(&names, key);
+  const named_t *got = hrace_map_get(&names, key);
   pthread_mutex_unlock(&names_mu);
-  if (loc) return loc;
+  if (got) return *got;
   site_query_t q = { id, hrace__proc.rank, ask_tag() };
   hrace__chan_send(src, HRACE_CHAN_SITEQ, &q, sizeof q, NULL, 0);
   size_t n;
-  void *bytes = hrace__chan_wait(src, q.reply_tag, &n);
-  loc = n ? hrace__site_unpack(bytes, (uint32_t)n) : NULL;
+  char *bytes = hrace__chan_wait(src, q.reply_tag, &n);
+  const char *end = bytes ? memchr(bytes, 0, n) : NULL;
+  named_t v = { NULL, unknown_fn };
+  if (end && end > bytes) {
+    size_t fl = (size_t)(end - bytes) + 1;
+    v.loc = fl < n ? hrace__site_unpack(bytes + fl, (uint32_t)(n - fl)) : NULL;
+    v.fn = strdup(bytes);   /* kept with the name: one per (sender, chain) */
+  }
   free(bytes);
-  if (!loc) {
+  if (!v.loc || !v.fn) {
     static _Atomic int warned;
     if (!atomic_exchange(&warned, 1))
       hrace__warn("rank %d could not name the code of a send it made (stack %u): a message "
                   "race shows it as ??", src, id);
-    loc = hrace__site_intern(NULL, NULL, 0);
+    v.loc = hrace__site_intern(NULL, NULL, 0);
+    if (!v.fn) v.fn = unknown_fn;
   }
+  named_t *keep = malloc(sizeof *keep);
+  if (!keep) return v;
+  *keep = v;
   pthread_mutex_lock(&names_mu);
-  hrace_map_put(&names, key, (void *)loc);
+  named_t *was = hrace_map_get(&names, key);
+  if (!was) hrace_map_put(&names, key, keep);
   pthread_mutex_unlock(&names_mu);
-  return loc;
+  if (was) {   /* another thread asked at the same time: keep one */
+    if (v.fn != unknown_fn) free((void *)v.fn);
+    free(keep);
+  }
+  return v;
 }
 
-/* The site a frame from src carried, as frames of code (see msgrace.h): this process's own
- * stack, a code address of the executable, or another rank's stack, which it is asked for. */
-static const hrace_srcloc_t *name(int src, uint32_t site) {
-  if (!site) return hrace__site_intern(NULL, NULL, 0);
-  if (site & HRACE_SITE_PC) return hrace__site_here(0, hrace__site_decode(site));
+/* The MPI call that sent from each of this process's chains: stack id -> "MPI_Isend", ...,
+ * under fns_mu. A thread remembers the ids it entered last, so a send from a known chain takes
+ * no lock (one chain is one call site, so one call). */
+static hrace_map_t send_fns = HRACE_MAP_INIT;
+static pthread_mutex_t fns_mu = PTHREAD_MUTEX_INITIALIZER;
+static __thread uint32_t fn_seen[16] __attribute__((tls_model("initial-exec")));
+
+static const char *send_fn(uint32_t id) {
+  pthread_mutex_lock(&fns_mu);
+  const char *fn = hrace_map_get(&send_fns, id);
+  pthread_mutex_unlock(&fns_mu);
+  return fn ? fn : unknown_fn;
+}
+
+/* The site a frame from src carried, as frames of code and the call (see msgrace.h): this
+ * process's own stack, a code address of the executable, or another rank's stack, which it is
+ * asked for. */
+static named_t name(int src, uint32_t site) {
+  if (!site) return (named_t){ hrace__site_intern(NULL, NULL, 0), unknown_fn };
+  if (site & HRACE_SITE_PC) return (named_t){ hrace__site_here(0, hrace__site_decode(site)), unknown_fn };
   if (src != hrace__proc.rank) return ask(src, site);
   const uintptr_t *pcs;
-  return hrace__stack_get(site, &pcs) ? hrace__site_here(site, pcs[0])
-                                      : hrace__site_intern(NULL, NULL, 0);
+  return (named_t){ hrace__stack_get(site, &pcs) ? hrace__site_here(site, pcs[0])
+                                                 : hrace__site_intern(NULL, NULL, 0),
+                    send_fn(site) };
 }
 
 void hrace__mrace_on_query(const void *buf, size_t bytes, int src) {
@@ -116,7 +155,21 @@ void hrace__mrace_on_query(const void *buf, size_t bytes, int src) {
   const void *packed = NULL;
   uint32_t len = 0;
   if (hrace__stack_get(q.id, &pcs)) packed = hrace__site_pack(hrace__site_here(q.id, pcs[0]), &len);
-  hrace__chan_reply(src, q.reply_tag, packed, len);
+  if (!packed) {
+    hrace__chan_reply(src, q.reply_tag, NULL, 0);
+    return;
+  }
+  const char *fn = send_fn(q.id);
+  size_t fl = strlen(fn) + 1;
+  char *reply = malloc(fl + len);
+  if (!reply) {
+    hrace__chan_reply(src, q.reply_tag, NULL, 0);
+    return;
+  }
+  memcpy(reply, fn, fl);
+  memcpy(reply + fl, packed, len);
+  hrace__chan_reply(src, q.reply_tag, reply, fl + len);
+  free(reply);
 }
 
 static unsigned depth(void) {
@@ -132,12 +185,17 @@ static void report(int src_a, uint32_t site_a, int src_b, uint32_t site_b) {
     src_a = src_b, site_a = site_b, src_b = s, site_b = t;
   }
   hrace_report_t r = { .kind = "message", .window = NULL, .owner = hrace__proc.rank };
-  const hrace_srcloc_t *la = name(src_a, site_a), *lb = name(src_b, site_b);
-  hrace__report_side(&r.a, "MPI_Send", src_a, 0, 0, 0, la, 0);
-  hrace__report_side(&r.b, "MPI_Send", src_b, 0, 0, 0, lb, 0);
+  named_t a = name(src_a, site_a), b = name(src_b, site_b);
+  hrace__report_side(&r.a, a.fn, src_a, 0, 0, 0, a.loc, 0);
+  hrace__report_side(&r.b, b.fn, src_b, 0, 0, 0, b.loc, 0);
   if (hrace__report_seen(&r)) return;
-  r.a.nframes = hrace__site_frames(la, r.a.frames, depth());
-  r.b.nframes = hrace__site_frames(lb, r.b.frames, depth());
+  r.a.nframes = hrace__site_frames(a.loc, r.a.frames, depth());
+  r.b.nframes = hrace__site_frames(b.loc, r.b.frames, depth());
+  char hint[200];
+  snprintf(hint, sizeof hint, "neither send is ordered before the other, and a wildcard receive "
+           "(MPI_ANY_SOURCE) at rank %d can match either message: which one it gets depends on "
+           "timing", r.owner);
+  r.hint = hint;
   hrace__report_race(&r);
 }
 
@@ -202,9 +260,17 @@ void hrace__mrace_free(hrace_comm_t *rec) {
 /* A send's chain is its code address and the shadow stack's innermost return addresses
  * (access/stack.h, hrace__stack_capture_at, which remembers the thread's last chains, so a send
  * from the same place with the same callers costs a compare of at most seven words). */
-uint32_t hrace__send_site(uintptr_t pc) {
+uint32_t hrace__send_site(uintptr_t pc, const char *fn) {
   uint32_t id = hrace__stack_capture_at(pc);
-  return !id || id >= HRACE_SITE_PC ? hrace__site_encode(pc) : id;
+  if (!id || id >= HRACE_SITE_PC) return hrace__site_encode(pc);
+  uint32_t *seen = &fn_seen[id & 15];
+  if (HRACE_UNLIKELY(*seen != id)) {
+    pthread_mutex_lock(&fns_mu);
+    if (!hrace_map_get(&send_fns, id)) hrace_map_put(&send_fns, id, (void *)fn);
+    pthread_mutex_unlock(&fns_mu);
+    *seen = id;
+  }
+  return id;
 }
 
 /* The main executable's range and load bias: core/mpicode.h. */

@@ -29,12 +29,14 @@ void hrace__mrace_flush(void);
  * stack table (core/stack.h: the send's code address, then the return addresses of the calls
  * that led to it), top bit clear. The id means nothing elsewhere, so a receiver that reports a
  * message race asks the sender's progress thread once per (sender, id) for the frames
- * (hrace__mrace_on_query); a send pays only for the id, which a per-thread cache of the last
- * chains answers without hashing. When no id can be had (index crowded), the site is the
- * code address as an offset into the main executable (same binary at every rank, different
- * load address), top bit set, which the receiver resolves itself; 0 when neither is known. */
+ * (hrace__mrace_on_query) and the name of the MPI call that sent from it (fn, kept per id the
+ * first time a thread sends from that chain); a send pays only for the id, which a per-thread
+ * cache of the last chains answers without hashing. When no id can be had (index crowded),
+ * the site is the code address as an offset into the main executable (same binary at every
+ * rank, different load address), top bit set, which the receiver resolves itself (the call
+ * then reads "send"); 0 when neither is known. */
 #define HRACE_SITE_PC 0x80000000u
-uint32_t hrace__send_site(uintptr_t pc);
+uint32_t hrace__send_site(uintptr_t pc, const char *fn);
 uint32_t hrace__site_encode(uintptr_t pc);
 uintptr_t hrace__site_decode(uint64_t site);
 /* The progress thread's handler of a site query (core/chan.h, HRACE_CHAN_SITEQ) from rank src:

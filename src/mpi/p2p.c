@@ -499,7 +499,7 @@ HOT wire_t frame_send(hrace_p2p_t *a, const hrace_comm_t *rec, const tinfo_t *ti
     char *f = s ? (s->frame ? s->frame : hrace__rs_frame(s, H + ti->bytes + 1)) : scratch_buf();
     if (!f) abort();
     int bytes = H + (int)ti->bytes;
-    uint32_t site = hrace__send_site(a->pc);
+    uint32_t site = hrace__send_site(a->pc, a->fn);
     if (fill) {
       fill_hdr((hrace_hdr_t *)f, rec, a->peer, a->active, sync, id, site);
       bytes = pack(f, a->buf, a->count, a->type, ti, a->comm, H + (int)ti->bytes);
@@ -511,7 +511,7 @@ HOT wire_t frame_send(hrace_p2p_t *a, const hrace_comm_t *rec, const tinfo_t *ti
   } else {
     hrace_hdr_t *h = s ? (s->frame ? s->frame : hrace__rs_frame(s, H)) : (void *)scratch_buf();
     if (!h) abort();
-    uint32_t site = hrace__send_site(a->pc);
+    uint32_t site = hrace__send_site(a->pc, a->fn);
     if (fill) fill_hdr(h, rec, a->peer, a->active, sync, id, site);
     else h->site = site;
     MPI_Datatype ft = frame_type(h, a->buf, a->count, a->type);
@@ -888,7 +888,7 @@ int hrace__p2p_sendrecv(hrace_p2p_t *s, hrace_p2p_t *r, int replace) {
     int cap = H + (int)sti.bytes;
     sf = malloc(cap + 1);
     if (!sf) abort();
-    fill_hdr((hrace_hdr_t *)sf, srec, s->peer, s->active, 0, 0, hrace__send_site(s->pc));
+    fill_hdr((hrace_hdr_t *)sf, srec, s->peer, s->active, 0, 0, hrace__send_site(s->pc, s->fn));
     sbytes = pack(sf, s->buf, s->count, s->type, &sti, s->comm, cap);
   }
   hrace_post_t mem;
@@ -936,7 +936,7 @@ int hrace__p2p_isendrecv(hrace_p2p_t *s, hrace_p2p_t *r, int replace, MPI_Reques
     int cap = hrace__hdr_bytes + (int)sti.bytes;
     ss = hrace__rs_new(HRACE_RS_SEND);
     char *sf = hrace__rs_frame(ss, (size_t)cap + 1);
-    fill_hdr((hrace_hdr_t *)sf, srec, s->peer, s->active, 0, 0, hrace__send_site(s->pc));
+    fill_hdr((hrace_hdr_t *)sf, srec, s->peer, s->active, 0, 0, hrace__send_site(s->pc, s->fn));
     ss->fbytes = pack(sf, s->buf, s->count, s->type, &sti, s->comm, cap);
   }
   hrace_p2p_t rr = *r;

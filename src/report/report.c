@@ -439,13 +439,17 @@ static void text_race(const hrace_report_t *r, const hrace_srcloc_t *alloc_site,
   sbuf_t b = { 0 };
   sb_printf(&b, "==hrace== %sWARNING: data race (%s)%s on ", c ? "\033[1;31m" : "", nz(r->kind),
             c ? "\033[0m" : "");
-  if (r->window)
-    sb_printf(&b, "window \"%s\" of rank %d", r->window, r->owner);
-  else if (r->owner >= 0)
-    sb_printf(&b, "memory of rank %d at 0x%" PRIxPTR, r->owner, r->base);
-  else
-    sb_printf(&b, "memory at 0x%" PRIxPTR, r->base);
-  sb_printf(&b, ", bytes [%" PRIu64 ",%" PRIu64 ")\n", lo, hi);
+  if (r->kind && !strcmp(r->kind, "message"))   /* two sends, no memory: tools/hrace, headline */
+    sb_printf(&b, "messages to rank %d\n", r->owner);
+  else {
+    if (r->window)
+      sb_printf(&b, "window \"%s\" of rank %d", r->window, r->owner);
+    else if (r->owner >= 0)
+      sb_printf(&b, "memory of rank %d at 0x%" PRIxPTR, r->owner, r->base);
+    else
+      sb_printf(&b, "memory at 0x%" PRIxPTR, r->base);
+    sb_printf(&b, ", bytes [%" PRIu64 ",%" PRIu64 ")\n", lo, hi);
+  }
   if (r->variable.name)
     sb_printf(&b, "==hrace==   memory: variable '%s' (%" PRIu64 " bytes), bytes [%" PRIu64 ",%" PRIu64
                   ") of it\n", r->variable.name, r->variable.size, r->variable.offset,
