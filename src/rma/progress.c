@@ -279,7 +279,7 @@ static void on_unlock(hrace_win_t *w, const hrace_msg_t *h, const hrace_clk_t *v
   } else if (w->holders_shared) {
     w->holders_shared--;
   }
-  reply(h->origin, h->reply_tag, HRACE_MSG_ACK, NULL);
+  if (h->reply_tag != HRACE_NO_REPLY) reply(h->origin, h->reply_tag, HRACE_MSG_ACK, NULL);
   unsigned k = 0;
   while (k < w->nwaiters && grantable(w, (uint32_t)w->waiters[k].type)) {
     grant(w, w->waiters[k].origin, w->waiters[k].reply_tag, (uint32_t)w->waiters[k].type);
@@ -321,11 +321,15 @@ static int handle_ctl(void *buf, int n, int source) {
   }
   hrace_win_t *w = hrace__win_by_id(h->win);
   if (!w) {
-    /* Only an erroneous program gets here (operation on a window already freed at the target). */
+    /* An UNLOCK that wants no reply may arrive after the window was freed here (epoch.c,
+     * release: nothing orders its delivery before MPI_Win_free): nothing is left to unlock. */
+    if (h->type == HRACE_MSG_UNLOCK && h->reply_tag == HRACE_NO_REPLY) return 1;
+    /* Else only an erroneous program gets here (operation on a window already freed at the target). */
     hrace__warn("message %u for unknown window id %u from rank %d dropped", h->type, h->win, source);
     if ((h->type == HRACE_MSG_COMPLETE && h->reply_tag != HRACE_NO_REPLY) ||
         (h->type == HRACE_MSG_DONE && h->reply_tag != HRACE_NO_REPLY) ||
-        h->type == HRACE_MSG_UNLOCK || h->type == HRACE_MSG_RSIG)
+        (h->type == HRACE_MSG_UNLOCK && h->reply_tag != HRACE_NO_REPLY) ||
+        h->type == HRACE_MSG_RSIG)
       reply(h->origin, h->reply_tag, HRACE_MSG_ACK, NULL);
     else if (h->type == HRACE_MSG_LOCK || h->type == HRACE_MSG_RWAIT)
       reply(h->origin, h->reply_tag, HRACE_MSG_GRANT, NULL);
