@@ -9,6 +9,7 @@
  * exclusive locks of itself, which join the clock rank 0's unlock_all deposited there, then
  * gets x from rank 2: ordered after rank 0's put. */
 #include <mpi.h>
+#include <stddef.h>
 
 int one = 1, val = 7, seen, got;   /* globals: clang 14 leaves stores to stack variables uninstrumented */
 

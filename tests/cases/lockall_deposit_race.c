@@ -1,13 +1,14 @@
 /* hrace-test
  * ranks: 3
  * expect: race
- * pair: 24 34
+ * pair: 25 35
  */
 /* An unlock_all with records at several targets (docs/rma.md, "Synchronisation", "Unlocks
  * without acknowledgement"). Racing twin of lockall_deposit_norace: rank 1 polls the flag under
  * shared locks of itself, which do not join what rank 0's shared unlock deposited there (it
  * may see the flag while rank 0 still holds its locks): its get of x races with rank 0's put. */
 #include <mpi.h>
+#include <stddef.h>
 
 int one = 1, val = 7, seen, got;   /* globals: clang 14 leaves stores to stack variables uninstrumented */
 

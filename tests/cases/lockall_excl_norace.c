@@ -9,6 +9,7 @@
  * rank 1, and once it is set puts to x too: its epoch follows rank 0's (an exclusive lock is
  * granted only after every shared one is returned), and so does its put. */
 #include <mpi.h>
+#include <stddef.h>
 
 int one = 1, val = 7, seen;   /* globals: clang 14 leaves stores to stack variables uninstrumented */
 

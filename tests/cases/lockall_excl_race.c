@@ -1,7 +1,7 @@
 /* hrace-test
  * ranks: 3
  * expect: race
- * pair: 25 34
+ * pair: 26 35
  */
 /* A shared unlock with records at its one target goes out unacknowledged (docs/rma.md,
  * "Synchronisation", "Unlocks without acknowledgement"); the clock it deposits there is joined
@@ -9,6 +9,7 @@
  * the flag under shared locks, which rank 0's shared epoch does not order (rank 2 may see the
  * flag while rank 0 still holds its lock): its put races with rank 0's. */
 #include <mpi.h>
+#include <stddef.h>
 
 int one = 1, val = 7, seen;   /* globals: clang 14 leaves stores to stack variables uninstrumented */
 
