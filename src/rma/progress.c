@@ -11,6 +11,8 @@
  * waiting for this thread to be scheduled (core/chan.h, hrace__chan_help; docs/rma.md,
  * "Synchronisation"): one reader at a time, under the channel's reader lock. */
 #include <errno.h>
+#include <sched.h>
+#include <stdatomic.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -389,12 +391,15 @@ static int handle(void *buf, size_t bytes, int source, int32_t tag) {
 static pthread_t progress;
 static int progress_running;
 
+static _Atomic int progress_ran;
+
 static void *progress_main(void *arg) {
   sigset_t all;
   sigfillset(&all);
   pthread_sigmask(SIG_BLOCK, &all, NULL);   /* the application's handlers run on its threads */
   hrace__thread()->depth = 1;               /* nothing here is the application's */
   on_progress = 1;
+  atomic_store_explicit(&progress_ran, 1, memory_order_release);
   hrace__chan_serve(handle);                /* sleeps in poll() while nothing arrives */
   return NULL;
 }
@@ -405,6 +410,12 @@ static void progress_start(void) {
   if (pthread_create(&progress, NULL, progress_main, NULL))
     hrace__fatal("cannot start the progress thread: %s", strerror(errno));
   progress_running = 1;
+  /* MPI_Init returns once the thread has run: a new thread's first turn on a busy core comes
+   * late (the scheduler starts it behind the threads that run there), and the first request
+   * of a short program met it, 0.3-3.6 ms into its first lock_all on a loaded machine; a
+   * thread woken from its sleep in poll() is run at once (bench/README.md, "Session 13: the
+   * whole epoch"). */
+  while (!atomic_load_explicit(&progress_ran, memory_order_acquire)) sched_yield();
 }
 
 static void progress_stop(void) {
