@@ -25,7 +25,7 @@ int main(int argc, char **argv) {
   MPI_Barrier(MPI_COMM_WORLD);
   if (rank == 0) {
     MPI_Win_lock_all(0, win);
-#pragma omp parallel num_threads(2)
+#pragma omp parallel num_threads(1)
 #pragma omp single
     for (int k = 0; k < 2; k++) {
 #pragma omp task

@@ -3,16 +3,19 @@
  * expect: race
  * openmp: yes
  * env: OMP_NUM_THREADS=2
- * pair: 21 21
- * count: 21 21 3
+ * pair: 24 24
+ * count: 24 24 3
  */
 /* A repeated call's key holds the issuing clock context and its version (docs/rma.md,
  * "Repeated operations"). On rank 0, two explicit OpenMP tasks, one after the other (a taskwait
- * between), each get into one buffer from one line four times, all in flight at once: the first
- * two calls of each task go the whole way and race with the gets before them (three
- * occurrences). The second task's context may be made at the first one's address; its version
- * is new all the same (a stamp is never given twice), so its calls are not repeats of the
- * first task's: with versions that start over for a new context, one occurrence. */
+ * between; a team of one thread, so that both run on it: the count depends on the threads that
+ * run them), each get into one buffer from one line four times, all in flight at once: the
+ * first two calls of each task go the whole way and race with the gets before them. The second
+ * task's context may be made at the first one's address; its version is new all the same (a
+ * stamp is never given twice), so its calls are not repeats of the first task's. The context's
+ * address and its version each tell the tasks apart: with the address out of the key and
+ * versions counted per context from 0, one occurrence (checked by mutation; either alone is
+ * not caught). */
 #include <mpi.h>
 #include <omp.h>
 
@@ -30,7 +33,7 @@ int main(int argc, char **argv) {
   MPI_Barrier(MPI_COMM_WORLD);
   if (rank == 0) {
     MPI_Win_lock_all(0, win);
-#pragma omp parallel num_threads(2)
+#pragma omp parallel num_threads(1)
 #pragma omp single
     for (int k = 0; k < 2; k++) {
 #pragma omp task
