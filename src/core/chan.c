@@ -531,6 +531,17 @@ int hrace__chan_help(int requests) {
   return got;
 }
 
+void hrace__chan_connect(int peer) {
+  if (!req || peer < 0 || peer >= nprocs) return;
+  out_t *o = &req[peer];
+  pthread_mutex_lock(&o->mu);
+  if (o->fd < 0) o->fd = open_to(peer);
+  pthread_mutex_unlock(&o->mu);
+  pthread_mutex_lock(&rd_mu);      /* rep[] belongs to whoever reads (and so replies) */
+  if (rep[peer] < 0) rep[peer] = open_to(peer);
+  pthread_mutex_unlock(&rd_mu);
+}
+
 /* ---- set-up ------------------------------------------------------------------------------- */
 static void raise_fd_limit(void) {
   struct rlimit rl;

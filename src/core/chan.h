@@ -42,6 +42,11 @@ void hrace__chan_send(int peer, int32_t tag, const void *a, size_t na, const voi
  * record. */
 void hrace__chan_send_lazy(int peer, int32_t tag, const void *a, size_t na);
 void hrace__chan_flush(void);
+/* Open both connections to peer now, if they are not open (requests from this process, the
+ * replies of this process's progress thread): the peer's progress thread accepts them in the
+ * background, so a later request and its reply find them ready instead of waiting for two
+ * accepts, one at each end (rma/window.c: a small window's members, at its creation). */
+void hrace__chan_connect(int peer);
 /* A reply from the progress thread to a waiting thread of peer. */
 void hrace__chan_reply(int peer, int32_t tag, const void *buf, size_t n);
 /* Block until the reply (peer, tag) arrives; returns it (malloc'd, caller frees). */

@@ -44,12 +44,29 @@ __thread bool hrace__self_ready __attribute__((tls_model("initial-exec")));
 static _Atomic int next_tid;
 static _Atomic uint32_t next_idx;    /* entries of the local clock part: threads and tasks */
 
+/* Clock versions (hrace_ctx_t.ver): every change of a context's clock below stamps it anew,
+ * from the changing thread's own sequence with its number in the low bits, so no two stamps of
+ * the process are equal (a context freed and made again at the same address gets a new one).
+ * Only the thread running a context changes its clock. */
+static __thread uint64_t ver_seq __attribute__((tls_model("initial-exec")));
+static _Atomic uint32_t ver_thread;   /* the low bits: a number per thread, from 1 */
+static __thread uint32_t ver_low __attribute__((tls_model("initial-exec")));
+static HRACE_COLD uint32_t ver_low_first(void) {
+  ver_low = atomic_fetch_add_explicit(&ver_thread, 1, memory_order_relaxed) + 1;
+  return ver_low;
+}
+static inline void touch(hrace_ctx_t *c) {
+  uint32_t low = HRACE_LIKELY(ver_low) ? ver_low : ver_low_first();
+  c->ver = ++ver_seq << 24 | (low & 0xffffff);
+}
+
 static void ctx_init(hrace_ctx_t *c, uint32_t idx) {
   c->idx = idx;
   hrace__vc_init(&c->l, idx + 1);
   c->l.c[idx] = 1;                   /* 0 would be covered by every clock */
   hrace__vc_init(&c->g, 0);
   c->g.local = &c->l;
+  touch(c);
 }
 
 /* ---- live contexts: the registry hrace__ctx_base_floor reads ------------------------------
@@ -230,7 +247,10 @@ static HRACE_COLD uint32_t exporter_slow(hrace_thread_t *t) {
     t->run_ctx = NULL;
     if (t->exporter >= hrace__proc.wire_len) note_tail();
   }
-  if (t->cur->g.n < hrace__clock_len()) hrace__vc_grow(&t->cur->g, hrace__clock_len());
+  if (t->cur->g.n < hrace__clock_len()) {
+    hrace__vc_grow(&t->cur->g, hrace__clock_len());
+    touch(t->cur);
+  }
   return t->exporter;
 }
 /* Inline, its rare paths out of line: it runs twice per message (send, receive post), and as
@@ -259,7 +279,10 @@ void hrace__thread_exporter_yield(void) {
 hrace_clk_t hrace__thread_epoch(void) {
   hrace_thread_t *t = hrace__thread();
   uint32_t e = exporter(t);
-  if (t->cur->g.c[e] < t->published) t->cur->g.c[e] = t->published;
+  if (t->cur->g.c[e] < t->published) {
+    t->cur->g.c[e] = t->published;
+    touch(t->cur);
+  }
   return t->published;
 }
 
@@ -284,7 +307,10 @@ static inline const hrace_vc_t *signal_clock(hrace_thread_t *t) {
     }
     t->snapped = t->published;
   }
-  if (c->g.c[e] < t->published) c->g.c[e] = t->published;
+  if (c->g.c[e] < t->published) {
+    c->g.c[e] = t->published;
+    touch(c);
+  }
   return &c->g;
 }
 
@@ -318,6 +344,7 @@ void hrace__signal_done(const char *why) {
   if (HRACE_UNLIKELY(hrace__opt.dump_clocks)) dump("signal", why);
   t->published++;                    /* c->g.c[e] stays at the value just published */
   c->l.c[c->idx]++;
+  touch(c);
   c->region = why;
 }
 
@@ -331,6 +358,7 @@ void hrace__wait(const hrace_clk_t *clk, uint32_t n, const char *why) {
   if (HRACE_UNLIKELY(n > c->g.n)) hrace__vc_grow(&c->g, n);
   for (uint32_t i = 0; i < n; i++)
     if (clk[i] > c->g.c[i]) c->g.c[i] = clk[i];
+  touch(c);                          /* the recall above may have changed l too */
   c->region = why;
   if (HRACE_UNLIKELY(hrace__opt.dump_clocks)) dump("wait", why);
 }
@@ -359,6 +387,7 @@ void hrace__release(hrace_sync_t *s, const char *why) {
   if (b > s->base) s->base = b;
   pthread_mutex_unlock(&s->mu);
   c->l.c[c->idx]++;
+  touch(c);
   t->run_ctx = NULL;
   c->region = why;
   dump("release", why);
@@ -374,6 +403,7 @@ void hrace__acquire(hrace_sync_t *s, const char *why) {
   if (s->base > atomic_load_explicit(&c->base, memory_order_relaxed))
     atomic_store_explicit(&c->base, s->base, memory_order_relaxed);
   pthread_mutex_unlock(&s->mu);
+  touch(c);
   t->run_ctx = NULL;
   c->region = why;
   dump("acquire", why);
@@ -433,8 +463,10 @@ hrace_ctx_t *hrace__ctx_new(void) {
   hrace__vc_init(&c->g, 0);
   hrace__vc_copy(&c->g, &cr->g);
   c->g.local = &c->l;
+  touch(c);
   c->region = "task creation";
   cr->l.c[cr->idx]++;                /* the creator's later accesses are not the task's past */
+  touch(cr);
   t->run_ctx = NULL;
   return c;
 }

@@ -32,6 +32,10 @@ typedef struct hrace_ctx {
   const char *region;        /* the last synchronisation event of this context (reports) */
   hrace_vc_t l;              /* local clock part: entry per context of this process */
   hrace_vc_t g;              /* global clock part: entry per exporter; g.local = &l */
+  /* The clock's version: a stamp unique in the process, new at every change of l or g (all of
+   * them are in core/runtime.c). Equal versions of one context are equal clocks: one compare
+   * where a key holds the clock (rma/ops.c, "Repeated operations"). */
+  uint64_t ver;
 } hrace_ctx_t;
 
 #define HRACE_CACHE 64

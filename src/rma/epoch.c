@@ -29,36 +29,73 @@
 #include "rma/buffers.h"
 #include "rma/protocol.h"
 #include "rma/rma.h"
+#include "rma/shared.h"
 #include "wrappers.h"
 
-/* Take the token of `type` at each target in [lo, hi) and join what it releases. */
+/* Take the token of `type` at each target in [lo, hi) and join what it releases. Every request
+ * goes out before the first grant is awaited (lock_all: one round trip, not one per target);
+ * the grants are joined together, before the call returns, as one after another were. */
 static void acquire(hrace_win_t *w, int lo, int hi, uint32_t type) {
   hrace_msg_t h = hrace__rma_msg(w, HRACE_MSG_LOCK);
   h.lock_type = type;
   hrace_vc_t got;
   hrace__vc_init(&got, hrace__clock_len());
-  for (int t = lo; t < hi; t++) {
-    hrace__ctl_send(hrace__win_world(w, t), &h, NULL, NULL, NULL, NULL);
-    hrace__ctl_wait_reply(hrace__win_world(w, t), HRACE_MSG_GRANT, &got);
-  }
+  for (int t = lo; t < hi; t++) hrace__ctl_send(hrace__win_world(w, t), &h, NULL, NULL, NULL, NULL);
+  for (int t = lo; t < hi; t++) hrace__ctl_wait_reply(hrace__win_world(w, t), HRACE_MSG_GRANT, &got);
   hrace__wait(got.c, got.n, type == HRACE_LOCK_EXCL ? "MPI_Win_lock(exclusive)" : "MPI_Win_lock(shared)");
   hrace__vc_free(&got);
 }
 
-/* Return the tokens at [lo, hi), completing our operations there; then tick. */
+/* Return the tokens at [lo, hi), completing our operations there; then tick (docs/rma.md,
+ * "Synchronisation", "Unlocks without acknowledgement"). An UNLOCK deposits our clock at its
+ * target, for the target's later lockers to join; it wants no reply:
+ *  - the token: a later locker there is granted only once the UNLOCK arrived (one connection
+ *    per origin and target, in order), and our own next request there follows it;
+ *  - the completion of our operations at ourselves: their records were applied by their
+ *    issuing threads, and so is their completion, here and now;
+ *  - one target with records and nothing else: the UNLOCK completes them there, and like a
+ *    flush's COMPLETE, the next publication of our clock pings the target first
+ *    (hrace__shared_late_complete); the clock it deposits covers only that completion, which
+ *    the target applies just before it;
+ *  - several targets, some of them other processes with records: the clock deposited at one
+ *    covers the completion at every other, so a locker that joins it could reach one of those
+ *    before its records were completed there. Acknowledged COMPLETEs to those targets go
+ *    first (all sent before the first reply is awaited), the UNLOCKs after them;
+ *  - targets without records: nothing to complete, the UNLOCK alone. */
 static void release(hrace_win_t *w, int lo, int hi, const char *why) {
   const hrace_vc_t *clock = hrace__signal_clock();
+  int me = hrace__proc.rank, dirty = 0, last = -1;
   pthread_mutex_lock(&w->omu);
+  hrace_msg_t c = hrace__rma_msg(w, HRACE_MSG_COMPLETE);
+  for (int t = lo; t < hi; t++) {
+    if (!w->dirty[t]) continue;
+    if (hrace__win_world(w, t) == me) {
+      hrace__win_lock();
+      hrace__rma_complete_ops(w, &c);
+      hrace__win_broadcast();
+      hrace__win_unlock();
+      w->dirty[t] = 0;
+      continue;
+    }
+    dirty++;
+    last = t;
+  }
+  int late = dirty == 1 && hi - lo == 1;
+  if (dirty && !late) {
+    for (int t = lo; t < hi; t++)
+      if (w->dirty[t]) hrace__ctl_send(hrace__win_world(w, t), &c, NULL, NULL, NULL, NULL);
+    for (int t = lo; t < hi; t++)
+      if (w->dirty[t]) hrace__ctl_wait_reply(hrace__win_world(w, t), HRACE_MSG_ACK, NULL);
+  }
   for (int t = lo; t < hi; t++) {
     hrace_msg_t h = hrace__rma_msg(w, HRACE_MSG_UNLOCK);
     h.lock_type = w->lock[t];
+    h.reply_tag = HRACE_NO_REPLY;
     hrace__ctl_send(hrace__win_world(w, t), &h, NULL, clock, NULL, NULL);
-  }
-  for (int t = lo; t < hi; t++) {
-    hrace__ctl_wait_reply(hrace__win_world(w, t), HRACE_MSG_ACK, NULL);
     w->lock[t] = HRACE_LOCK_NONE;
     w->dirty[t] = 0;
   }
+  if (late) hrace__shared_late_complete(hrace__win_world(w, last));
   pthread_mutex_unlock(&w->omu);
   hrace__buffers_complete(w, lo + 1 == hi ? lo : -1);
   hrace__signal_done(why);

@@ -8,7 +8,7 @@
  *   COMPLETE   origin -> target        completion epoch                 ACK once applied, or
  *                                                                       none (HRACE_NO_REPLY)
  *   LOCK       origin -> target        lock type                        GRANT + release clock
- *   UNLOCK     origin -> target        lock type, completion, clock     ACK once applied
+ *   UNLOCK     origin -> target        lock type, completion, clock     none (HRACE_NO_REPLY)
  *   POST       target -> origin        the post's clock, the DONEs from none (deposited)
  *                                          the origin applied here (PSCW)
  *   DONE       origin -> target        completion epoch, clock (PSCW)   none (deposited), or
@@ -30,7 +30,9 @@
  * unless the target's next post said it applied it (pscw.c). A flush
  * to another process sends its COMPLETE with reply_tag HRACE_NO_REPLY and does not wait; the next
  * publication of the origin's clock pings the target instead (ops.c, hrace__rma_complete_remote:
- * only that publication can order anything after the completion there). Records of
+ * only that publication can order anything after the completion there). So does an unlock of
+ * one target; an unlock_all acknowledges COMPLETEs to the targets with records first (epoch.c,
+ * release). Records of
  * operations a process targets at itself, and forwarded accesses, are followed by a PING before the
  * caller goes on (see rma.h and shared.h for why). */
 #ifndef HRACE_RMA_PROTOCOL_H

@@ -16,12 +16,15 @@
 #include "access/history.h"
 #include "access/sweep.h"
 #include "base/log.h"
+#include "core/chan.h"
 #include "core/hooks.h"
 #include "core/proc.h"
 #include "core/thread.h"
 #include "mpi/sync.h"
 #include "rma/buffers.h"
 #include "rma/shared.h"
+
+enum { HRACE_CONNECT_EAGER = 64 };   /* members a window connects at its creation, at most */
 
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t cv;
@@ -96,6 +99,12 @@ hrace_win_t *hrace__win_register(MPI_Win win, MPI_Comm comm, int kind, void *bas
   w->group = g;   /* kept: PSCW groups translate to it (hrace__win_group_flags) */
   PMPI_Group_free(&wg);
   free(idx);
+  /* A small window's members open their connections to each other now, while the collectives
+   * below run: the first lock of an epoch found none and waited for both ends' progress
+   * threads to accept one (0.1-3 ms on a loaded machine, more than 100 000 gets take;
+   * docs/rma.md, "Synchronisation"). A large group connects as its epochs need it. */
+  if (w->gsize <= HRACE_CONNECT_EAGER)
+    for (int i = 0; i < w->gsize; i++) hrace__chan_connect(w->world[i]);
   w->lock = xcalloc(w->gsize, 1);
   w->dirty = xcalloc(w->gsize, 1);
   w->start_group = xcalloc(w->gsize, 1);
