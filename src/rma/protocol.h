@@ -24,7 +24,7 @@
  *   STOP       self -> own progress    -                                none
  *
  * The ACKs are the delivery invariant (docs/design.md, "Remote accesses"): an origin does not
- * return from a completing call (unlock, flush, fence) before the target has applied the
+ * return from a completing call (unlock, flush) before the target has applied the
  * records, so any event ordered after the completion finds them in the target's shadow. A
  * PSCW complete to a single target sends DONE unacknowledged too: the target's MPI_Win_wait
  * joins its clock only once applied, and the origin's later publications ping the target
