@@ -10,7 +10,9 @@
  *   flush(t), flush_all  none (completion is not synchronisation)   remote + local
  *   flush_local(_all)    none                                       local only (buffers)
  *   fence                all-to-all over the window group           remote + local, all ops
- *                        (one allreduce on the window's shadow)     (acknowledged: fence_complete)
+ *                        (one allreduce on the window's shadow,     (unacknowledged COMPLETEs,
+ *                        with the completion counts)                applied by their targets
+ *                                                                   before they leave: below)
  *   fence(NOPRECEDE)     publish only: the new epoch's operations   (nothing may be pending)
  *                        follow every member's fence, the caller
  *                        does not (MPI-3.1 Sec. 11.5.1)
@@ -19,11 +21,13 @@
  * hrace takes the token before MPI's lock and returns it after MPI's unlock, so the order in
  * which it grants exclusive epochs is the order MPI runs them in. Misuse is diagnosed before
  * the real call, which may answer it with an error or abort the job. */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/log.h"
+#include "core/chan.h"
 #include "core/hb.h"
-#include "mpi/sync.h"
 #include "mpi/wrap.h"
 #include "report/report.h"
 #include "rma/buffers.h"
@@ -258,53 +262,115 @@ int hrace__h_win_flush_local_all(MPI_Win win, int active, uintptr_t ret) {
   return rc;
 }
 
-/* A fence's remote completion: an acknowledged COMPLETE to every target with records, all sent
- * before the first reply is awaited. The clock exchange that follows publishes our clock to
- * every member, so the targets must have applied the records first (the delivery invariant,
- * protocol.h): an unacknowledged COMPLETE (hrace__rma_complete) would be followed by a PING
- * to each target, one after another, from that publication: two messages per target where
- * one does. */
-static void fence_complete(hrace_win_t *w) {
+/* A fence's remote completion: an unacknowledged COMPLETE to every target with records
+ * (sent[t] = 1), after those records on the same connection. The fence's all-reduce then tells
+ * each target how many to expect, and the target applies them before its fence returns
+ * (fence_collect): no origin waits on a busy target, and nobody waits for a progress thread
+ * to be scheduled (docs/rma.md, "Synchronisation"). */
+static void fence_complete(hrace_win_t *w, uint8_t *sent) {
   hrace__rma_dup_reset();
   pthread_mutex_lock(&w->omu);
   hrace_msg_t h = hrace__rma_msg(w, HRACE_MSG_COMPLETE);
+  h.reply_tag = HRACE_NO_REPLY;
+  h.flags = HRACE_COMPLETE_FENCE;
   for (int t = 0; t < w->gsize; t++) {
+    sent[t] = 0;
     if (!w->dirty[t]) continue;
     int world = hrace__win_world(w, t);
     if (world != hrace__proc.rank) {
       hrace__ctl_send(world, &h, NULL, NULL, NULL, NULL);
-      continue;
+      sent[t] = 1;
+    } else {
+      /* Operations on ourselves were applied by their issuing threads: so is their completion. */
+      hrace__win_lock();
+      hrace__rma_complete_ops(w, &h);
+      hrace__win_broadcast();
+      hrace__win_unlock();
     }
-    /* Operations on ourselves were applied by their issuing threads: so is their completion. */
-    hrace__win_lock();
-    hrace__rma_complete_ops(w, &h);
-    hrace__win_broadcast();
-    hrace__win_unlock();
     w->dirty[t] = 0;
   }
-  for (int t = 0; t < w->gsize; t++)
-    if (w->dirty[t]) {
-      hrace__ctl_wait_reply(hrace__win_world(w, t), HRACE_MSG_ACK, NULL);
-      w->dirty[t] = 0;
-    }
   pthread_mutex_unlock(&w->omu);
   hrace__buffers_complete(w, -1);
 }
 
-/* A NOPRECEDE fence: every member publishes its clock (the all-reduce of hrace__sync_all),
- * but nobody joins it; the epoch's operations carry the join instead. */
-static void fence_publish(hrace_win_t *w) {
-  const hrace_vc_t *mine = hrace__signal_clock();
-  hrace_vc_t all;
-  hrace__vc_init(&all, mine->n);
-  hrace__vc_copy(&all, mine);
-  PMPI_Allreduce(MPI_IN_PLACE, all.c, (int)all.n, MPI_UINT32_T, MPI_MAX, w->shadow);
-  pthread_mutex_lock(&w->omu);
-  hrace__vc_copy(&w->fence_vc, &all);
-  w->fence_view = 1;
-  pthread_mutex_unlock(&w->omu);
-  hrace__vc_free(&all);
-  hrace__signal_done("MPI_Win_fence(MPI_MODE_NOPRECEDE)");
+/* The fence's all-reduce works on one element of w->fence_dt: { n, len }, then n clock entries
+ * (reduced by max: every member's clock), then one count per group member (summed: how many
+ * fence COMPLETEs were sent to it). One collective carries both; a reduce_scatter of the counts
+ * beside the clock all-reduce would be a second one per fence. */
+static void fence_reduce(void *in, void *inout, int *len, MPI_Datatype *dt) {
+  (void)dt;
+  const uint32_t *a = in;
+  uint32_t *b = inout;
+  for (int k = 0; k < *len; k++) {
+    uint32_t n = b[0], all = b[1];
+    for (uint32_t i = 2; i < 2 + n; i++)
+      if (a[i] > b[i]) b[i] = a[i];
+    for (uint32_t i = 2 + n; i < all; i++) b[i] += a[i];
+    a += all, b += all;
+  }
+}
+
+static MPI_Op fence_op;
+static pthread_once_t fence_op_once = PTHREAD_ONCE_INIT;
+static void fence_op_create(void) { PMPI_Op_create(fence_reduce, 1, &fence_op); }
+
+/* After the all-reduce: apply the `expect` fence COMPLETEs sent here, reading our own channel
+ * (their senders wrote them before they entered the all-reduce, so on one host they are in our
+ * sockets already), then raise the window's fence generation and handle what later fences
+ * sent meanwhile (progress.c, "Fence generations"). */
+static void fence_collect(hrace_win_t *w, uint32_t expect) {
+  long waited = 0;
+  int told = 0;
+  hrace__win_lock();
+  while (w->fence_got < expect) {
+    hrace__win_unlock();
+    int got = hrace__chan_help(1);
+    hrace__win_lock();
+    if (got || w->fence_got >= expect) continue;
+    if (hrace__win_wait(1) == ETIMEDOUT) waited++;
+    if (!told && waited >= 10000) {
+      hrace__warn("MPI_Win_fence on window %s has waited 10 s for %u of the %u completions sent "
+                  "to it", w->name, expect - w->fence_got, expect);
+      told = 1;
+    }
+  }
+  w->fence_got = 0;
+  __atomic_store_n(&w->fgen, w->fgen + 1, __ATOMIC_RELAXED);
+  hrace__ctl_release_held();
+  hrace__win_broadcast();
+  hrace__win_unlock();
+}
+
+/* Every member's clock to every member, and the completion counts (fence_reduce). A fence
+ * joins the clocks; a NOPRECEDE fence only publishes: nobody joins them, the epoch's
+ * operations carry the join instead (fence_vc). */
+static void fence_exchange(hrace_win_t *w, const uint8_t *sent, int join, const char *why) {
+  uint32_t n = hrace__clock_len(), all = 2 + n + (uint32_t)w->gsize;
+  uint32_t stackbuf[512];
+  uint32_t *buf = all <= 512 ? stackbuf : malloc(all * sizeof *buf);
+  if (!buf) abort();
+  buf[0] = n, buf[1] = all;
+  hrace__signal_clock_out(buf + 2);
+  for (int t = 0; t < w->gsize; t++) buf[2 + n + t] = sent[t];
+  pthread_once(&fence_op_once, fence_op_create);
+  if (w->fence_dt == MPI_DATATYPE_NULL) {
+    PMPI_Type_contiguous((int)all, MPI_UINT32_T, &w->fence_dt);
+    PMPI_Type_commit(&w->fence_dt);
+  }
+  PMPI_Allreduce(MPI_IN_PLACE, buf, 1, w->fence_dt, fence_op, w->shadow);
+  if (join) {
+    hrace__wait(buf + 2, n, why);
+  } else {
+    hrace_vc_t got = { .n = n, .c = buf + 2 };
+    pthread_mutex_lock(&w->omu);
+    hrace__vc_copy(&w->fence_vc, &got);
+    w->fence_view = 1;
+    pthread_mutex_unlock(&w->omu);
+  }
+  hrace__signal_done(why);
+  uint32_t expect = buf[2 + n + w->grank];
+  if (buf != stackbuf) free(buf);
+  fence_collect(w, expect);
 }
 
 int hrace__h_win_fence(int assert, MPI_Win win, int active, uintptr_t ret) {
@@ -317,13 +383,16 @@ int hrace__h_win_fence(int assert, MPI_Win win, int active, uintptr_t ret) {
   }
   int rc = PMPI_Win_fence(assert, win);
   if (w && rc == MPI_SUCCESS) {
-    fence_complete(w);
+    uint8_t small[64], *sent = w->gsize <= 64 ? small : malloc((size_t)w->gsize);
+    if (!sent) abort();
+    fence_complete(w, sent);
     if (assert & MPI_MODE_NOPRECEDE) {
-      fence_publish(w);
+      fence_exchange(w, sent, 0, "MPI_Win_fence(MPI_MODE_NOPRECEDE)");
     } else {
-      hrace__sync_all(w->shadow, NULL, 0, "MPI_Win_fence");
+      fence_exchange(w, sent, 1, "MPI_Win_fence");
       w->fence_view = 0;
     }
+    if (sent != small) free(sent);
     w->fence_epoch = !(assert & MPI_MODE_NOSUCCEED);
   }
   return rc;

@@ -61,7 +61,8 @@ const char *hrace__rma_epoch_label(uint32_t kind) {
 hrace_msg_t hrace__rma_msg(const hrace_win_t *w, uint32_t type) {
   return (hrace_msg_t){ .type = type, .win = w->id, .origin = hrace__proc.rank,
                         .thread = hrace__thread()->tid, .reply_tag = hrace__thread()->reply_tag,
-                        .exporter = hrace__thread_exporter(), .complete = hrace__thread_epoch() };
+                        .exporter = hrace__thread_exporter(), .complete = hrace__thread_epoch(),
+                        .fgen = hrace__win_fgen(w) };
 }
 
 /* The hash of dt's element type's name, and its size. Predefined types (their handles name
@@ -484,7 +485,7 @@ void hrace__rma_end(hrace_rma_call_t *c, int rc) {
       .op = (uint16_t)c->op, .flags = flags,
       .atomic_class = cls, .nranges = c->nranges, .line = loc.line, .disp = (uint64_t)c->disp,
       .blob_len = packed_len,
-      .epoch = hrace__rma_epoch_kind(w, c->target),
+      .epoch = hrace__rma_epoch_kind(w, c->target), .fgen = hrace__win_fgen(w),
     };
     int to = hrace__win_world(w, c->target);
     pthread_mutex_lock(&w->omu);

@@ -341,6 +341,7 @@ static int handle_ctl(void *buf, int n, int source) {
   case HRACE_MSG_OP: on_op(w, h, ranges, vc, func, file, blob); break;
   case HRACE_MSG_COMPLETE:
     hrace__rma_complete_ops(w, h);
+    if ((h->flags & HRACE_COMPLETE_FENCE) && h->fgen == w->fgen) w->fence_got++;
     if (h->reply_tag != HRACE_NO_REPLY) reply(h->origin, h->reply_tag, HRACE_MSG_ACK, NULL);
     break;
   case HRACE_MSG_LOCK: on_lock(w, h); break;
@@ -353,6 +354,72 @@ static int handle_ctl(void *buf, int n, int source) {
   default: hrace__warn("protocol error: message type %u from rank %d dropped", h->type, source);
   }
   return 1;
+}
+
+/* ---- fence generations ------------------------------------------------------------------
+ *
+ * A fence's COMPLETEs are not acknowledged (epoch.c, fence_exchange): a target applies them
+ * before its own MPI_Win_fence returns, but a member that left the fence's collective earlier
+ * may already send it the next epoch's records, lock requests, posts or forwarded accesses,
+ * on a connection read before the one that brings a third member's records of the epoch
+ * before. Applied in that order, a later write would be overwritten in the shadow by an
+ * earlier one, and the earlier one would be judged against the later one. So a message about
+ * a window that carries a fence generation (protocol.h, fgen) beyond the window's here is held
+ * back, and so is every later message of the same sender (one connection carries them in
+ * issue order: a PING must not be answered before what it follows is applied), until the
+ * fencing thread has left the fence (hrace__ctl_release_held). Messages from this process to
+ * itself (STOP) are never held. Under the registry lock. */
+typedef struct held {
+  int source;
+  int bytes;
+  void *buf;
+} held_t;
+static held_t *held;
+static unsigned nheld, capheld;
+static unsigned *held_from;   /* per world rank: its messages held back */
+
+static int from_later_fence(const void *buf, size_t bytes) {
+  if (bytes < sizeof(hrace_msg_t)) return 0;
+  const hrace_msg_t *h = buf;
+  hrace_win_t *w = h->win ? hrace__win_by_id(h->win) : NULL;
+  return w && (int32_t)(h->fgen - w->fgen) > 0;
+}
+
+static int must_hold(const void *buf, size_t bytes, int source) {
+  if (source == hrace__proc.rank || source < 0 || source >= hrace__proc.size) return 0;
+  return (held_from && held_from[source]) || from_later_fence(buf, bytes);
+}
+
+static void hold(const void *buf, size_t bytes, int source) {
+  if (!held_from && !(held_from = calloc((size_t)hrace__proc.size, sizeof *held_from))) abort();
+  if (nheld == capheld) {
+    capheld = capheld ? 2 * capheld : 16;
+    if (!(held = realloc(held, capheld * sizeof *held))) abort();
+  }
+  void *copy = malloc(bytes ? bytes : 1);
+  if (!copy) abort();
+  memcpy(copy, buf, bytes);
+  held[nheld++] = (held_t){ source, (int)bytes, copy };
+  held_from[source]++;
+}
+
+static int handle_ctl(void *buf, int n, int source);
+
+void hrace__ctl_release_held(void) {
+  if (!nheld) return;
+  for (unsigned i = 0; i < nheld; i++) held_from[held[i].source] = 0;
+  unsigned k = 0;
+  for (unsigned i = 0; i < nheld; i++) {
+    held_t e = held[i];
+    if (held_from[e.source] || from_later_fence(e.buf, (size_t)e.bytes)) {
+      held[k++] = e;
+      held_from[e.source]++;
+      continue;
+    }
+    handle_ctl(e.buf, e.bytes, e.source);
+    free(e.buf);
+  }
+  nheld = k;
 }
 
 /* One request from the channel (core/chan.h), on the progress thread or on a thread that
@@ -382,7 +449,9 @@ static int handle(void *buf, size_t bytes, int source, int32_t tag) {
     buf = memcpy(scratch, buf, bytes);
   }
   hrace__win_lock();
-  int go = handle_ctl(buf, (int)bytes, source);
+  int go = 1;
+  if (must_hold(buf, bytes, source)) hold(buf, bytes, source);
+  else go = handle_ctl(buf, (int)bytes, source);
   hrace__win_broadcast();
   hrace__win_unlock();
   return go;

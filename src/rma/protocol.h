@@ -6,7 +6,8 @@
  *   message    from -> to              carries                          reply
  *   OP         origin -> target        op, ranges, issue clock, site    none
  *   COMPLETE   origin -> target        completion epoch                 ACK once applied, or
- *                                                                       none (HRACE_NO_REPLY)
+ *                                                                       none (HRACE_NO_REPLY:
+ *                                                                       flush, fence)
  *   LOCK       origin -> target        lock type                        GRANT + release clock
  *   UNLOCK     origin -> target        lock type, completion, clock     none (HRACE_NO_REPLY)
  *   POST       target -> origin        the post's clock, the DONEs from none (deposited)
@@ -23,7 +24,7 @@
  *   STOP       self -> own progress    -                                none
  *
  * The ACKs are the delivery invariant (docs/design.md, "Remote accesses"): an origin does not
- * return from a completing call (unlock, flush, fence) before the target has applied the
+ * return from a completing call (unlock, flush) before the target has applied the
  * records, so any event ordered after the completion finds them in the target's shadow. A
  * PSCW complete to a single target sends DONE unacknowledged too: the target's MPI_Win_wait
  * joins its clock only once applied, and the origin's later publications ping the target
@@ -34,7 +35,15 @@
  * one target; an unlock_all acknowledges COMPLETEs to the targets with records first (epoch.c,
  * release). Records of
  * operations a process targets at itself, and forwarded accesses, are followed by a PING before the
- * caller goes on (see rma.h and shared.h for why). */
+ * caller goes on (see rma.h and shared.h for why).
+ *
+ * A fence's COMPLETEs go out unacknowledged too, and the fence's own clock all-reduce carries
+ * how many each target is to expect (epoch.c, fence_exchange): a target applies its expected
+ * COMPLETEs (reading its channel itself) before its MPI_Win_fence returns. Members that left
+ * the fence earlier may reach the target before that; every message about a window carries
+ * the sender's fence generation on it (fgen), and a target holds back a message from a later
+ * generation than its own, and every later message of that sender, until it has left its
+ * fence (progress.c, "Fence generations"; docs/rma.md, "Synchronisation"). */
 #ifndef HRACE_RMA_PROTOCOL_H
 #define HRACE_RMA_PROTOCOL_H
 #include <stdint.h>
@@ -71,8 +80,14 @@ typedef struct hrace_msg {
   uint32_t blob_len;           /* FWD: bytes of per-access data after the strings */
   uint64_t disp;               /* OP: target displacement (units of the target's disp_unit) */
   uint32_t epoch;              /* OP: the kind of access epoch it was issued in (rma.h) */
-  uint32_t pad;
+  uint32_t fgen;               /* about a window: how many fences the sender had completed on
+                                  it when it sent this (hrace_win_t.fgen); the target holds
+                                  back what a later fence sent until it has left that fence */
 } hrace_msg_t;
+
+/* COMPLETE flags (h.flags): sent by a fence (fence_complete, epoch.c) without a reply; the
+ * target counts it against what the fence's collective said to expect. */
+enum { HRACE_COMPLETE_FENCE = 1 };
 /* Followed by: uint64_t ranges[2 * nranges] (OP: byte offsets relative to disp * disp_unit,
  * and lengths), hrace_clk_t vc[vc_n], char func[func_len], char file[file_len],
  * char blob[blob_len]. */
@@ -112,5 +127,9 @@ void hrace__ctl_send_blob(int target, const hrace_msg_t *h, const uint64_t *rang
 void hrace__ctl_wait_reply(int target, uint32_t type, hrace_vc_t *got);
 /* Send PING to `target` and wait for its ACK: everything sent there before is applied. */
 void hrace__ctl_ping(int target);
+/* The fencing thread has raised a window's fence generation (epoch.c): handle the messages
+ * held back for it (progress.c, "Fence generations") that may go now, in arrival order.
+ * Caller holds the registry lock. */
+void hrace__ctl_release_held(void);
 
 #endif

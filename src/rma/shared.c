@@ -113,7 +113,8 @@ static void send_batch(hrace_peer_t *p) {
   memcpy(b, meta, n * sizeof *meta), b += n * sizeof *meta;
   memcpy(b, strs, slen);
   hrace_msg_t h = { .type = HRACE_MSG_FWD, .win = p->w->id, .origin = hrace__proc.rank,
-                    .thread = hrace__thread()->tid, .nranges = n, .blob_len = (uint32_t)blen };
+                    .thread = hrace__thread()->tid, .nranges = n, .blob_len = (uint32_t)blen,
+                    .fgen = hrace__win_fgen(p->w) };
   hrace__ctl_send_blob(p->world, &h, ranges, NULL, NULL, NULL, blob);
   p->npend = 0;
   p->nviews = 0;

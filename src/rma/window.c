@@ -117,6 +117,7 @@ hrace_win_t *hrace__win_register(MPI_Win win, MPI_Comm comm, int kind, void *bas
   hrace__vc_init(&w->rel_all, n);
   hrace__vc_init(&w->done_vc, n);
   hrace__vc_init(&w->fence_vc, n);
+  w->fence_dt = MPI_DATATYPE_NULL;
   w->post_vcs = xcalloc(w->gsize, sizeof *w->post_vcs);
   PMPI_Comm_dup(comm, &w->shadow);
 
@@ -397,6 +398,7 @@ void hrace__win_unregister(hrace_win_t *w) {
   hrace__vc_free(&w->rel_all);
   hrace__vc_free(&w->done_vc);
   hrace__vc_free(&w->fence_vc);
+  if (w->fence_dt != MPI_DATATYPE_NULL) PMPI_Type_free(&w->fence_dt);
   for (int i = 0; i < w->gsize; i++) hrace__vc_free(&w->post_vcs[i]);
   free(w->post_vcs);
   pthread_mutex_destroy(&w->omu);

@@ -75,6 +75,14 @@ typedef struct hrace_win {
    * the target only after its fence, but that fence need not be a barrier). */
   hrace_vc_t fence_vc;
   int fence_view;              /* fence_vc applies */
+  /* Fence generation: how many fences this process has completed on the window (written by
+   * the fencing thread under the registry lock, read atomically by any thread: every message
+   * about the window carries it, protocol.h). The target side counts the fence COMPLETEs of
+   * the current generation it has applied (under the registry lock). */
+  uint32_t fgen;
+  uint32_t fence_got;
+  MPI_Datatype fence_dt;       /* the fence's all-reduce element (epoch.c); MPI_DATATYPE_NULL
+                                  until the first fence */
   /* Exposure side of PSCW (application threads). */
   uint8_t *post_group;         /* per group rank: in the current MPI_Win_post group */
   int posted;                  /* inside a PSCW exposure epoch */
@@ -155,6 +163,10 @@ void hrace__win_unlock(void);
  * (it broadcasts after each), or `ms` milliseconds passed. Returns 0, or ETIMEDOUT. */
 int hrace__win_wait(long ms);
 void hrace__win_broadcast(void);
+/* w's fence generation (see fgen), for a message about w. */
+static inline uint32_t hrace__win_fgen(const hrace_win_t *w) {
+  return __atomic_load_n(&w->fgen, __ATOMIC_RELAXED);
+}
 /* Group rank -> world rank (MPI_PROC_NULL stays). */
 static inline int hrace__win_world(const hrace_win_t *w, int grank) {
   return grank >= 0 && grank < w->gsize ? w->world[grank] : -1;
