@@ -23,9 +23,9 @@
  *   RWAIT      waiter -> owner         resource offset / length         GRANT + resource clock
  *   STOP       self -> own progress    -                                none
  *
- * The ACKs are the delivery invariant (docs/design.md, "Remote accesses"): an origin does not
- * return from a completing call (unlock, flush) before the target has applied the
- * records, so any event ordered after the completion finds them in the target's shadow. A
+ * The delivery invariant (docs/design.md, "Remote accesses"): any event ordered after a
+ * completion finds the completed records in the target's shadow. An ACK keeps it by making
+ * the origin wait in the completing call; most completions keep it without waiting. A
  * PSCW complete to a single target sends DONE unacknowledged too: the target's MPI_Win_wait
  * joins its clock only once applied, and the origin's later publications ping the target
  * unless the target's next post said it applied it (pscw.c). A flush
