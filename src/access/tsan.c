@@ -115,16 +115,16 @@ void hrace__access_slow(uintptr_t a, size_t len, unsigned width, uint16_t flags,
  * memcpy calls while the shadow reports a race need no `busy` flag: hrace's memory is never
  * tracked, and the history guards itself. */
 __attribute__((noinline)) static void tracked_other(uintptr_t a, unsigned n, uint16_t flags,
-                                                    uint16_t op, uintptr_t pc, int in_window) {
+                                                    uint16_t op, uintptr_t pc,
+                                                    hrace_shadow_t *cells, uintptr_t base) {
   uint32_t cls = (flags & HRACE_ACC_ATOMIC) ? 0xA7000000u | n : 0;
-  if (!in_window) {
+  if (!cells) {
     hrace__access_slow(a, n, n, flags, op, pc);
     return;
   }
   hrace_athread_t *at = &hrace__at;
-  hrace_shadow_t *cells = at->rowner;
   hrace_aid_t id = hrace__athread_aid(at, pc, flags, op, cls);
-  hrace__shadow_access(cells, a - at->rbase, n, id, hrace__thread_view(), hrace__race_sink, cells);
+  hrace__shadow_access(cells, a - base, n, id, hrace__thread_view(), hrace__race_sink, cells);
 }
 
 /* Inside one of the cached parts of the last range found (thread.h). */
@@ -158,18 +158,28 @@ __attribute__((noinline)) static void tracked(uintptr_t a, unsigned n, uint16_t 
     done = 1;                     /* in the gap this thread met last: nothing tracked */
   int in_window = 0;
   if (!done) {
-    in_window = at->rseq == atomic_load_explicit(&hrace__filter_seq, memory_order_acquire) &&
-                in_cached(at, a, n) && at->rkind == HRACE_TRACK_WINDOW &&
-                !at->busy && hrace__proc.mpi_ready;
+    /* In the window found last, or in the one found before it: a loop that reads one window
+     * and writes another (a stencil's two arrays) alternates between them on every row, and
+     * each change went through hrace__access_slow's swap (4 100 calls per iteration of the
+     * stencil at 1024: bench/README.md, "Session 13"). */
+    const unsigned seq = atomic_load_explicit(&hrace__filter_seq, memory_order_acquire);
+    hrace_shadow_t *cells = NULL;
+    uintptr_t base = 0;
+    if (!at->busy && hrace__proc.mpi_ready) {
+      if (at->rseq == seq && in_cached(at, a, n) && at->rkind == HRACE_TRACK_WINDOW)
+        cells = at->rowner, base = at->rbase;
+      else if (at->aseq == seq && a >= at->alo && a + n <= at->ahi &&
+               at->akind == HRACE_TRACK_WINDOW)
+        cells = at->aowner, base = at->abase;
+    }
+    in_window = cells != NULL;
     unsigned k = hrace__athread_aid_slot(at, pc);
     if (in_window && at->aids[k].pc == pc && at->aids[k].flags == flags &&
-        at->aids[k].seg == hrace__athread_segment(at)) {
-      hrace_shadow_t *cells = at->rowner;
-      hrace__shadow_access(cells, a - at->rbase, n, at->aids[k].aid, hrace__thread_view(),
+        at->aids[k].seg == hrace__athread_segment(at))
+      hrace__shadow_access(cells, a - base, n, at->aids[k].aid, hrace__thread_view(),
                            hrace__race_sink, cells);
-    } else {
-      tracked_other(a, n, flags, op, pc, in_window);
-    }
+    else
+      tracked_other(a, n, flags, op, pc, cells, base);
   }
   hrace__full_check(a, n, flags, op, pc);     /* full mode, unless window memory (full.h) */
   if (!in_window && !hrace__access_in_window(a, n))   /* window memory: its shadow (check.h) */
