@@ -175,10 +175,15 @@ __attribute__((noinline)) static void tracked(uintptr_t a, unsigned n, uint16_t 
     in_window = cells != NULL;
     unsigned k = hrace__athread_aid_slot(at, pc);
     if (in_window && at->aids[k].pc == pc && at->aids[k].flags == flags &&
-        at->aids[k].seg == hrace__athread_segment(at))
-      hrace__shadow_access(cells, a - base, n, at->aids[k].aid, hrace__thread_view(),
-                           hrace__race_sink, cells);
-    else
+        at->aids[k].seg == hrace__athread_segment(at)) {
+      /* Mostly the first touch of the granule in this segment (a row's edge element): the
+       * first-touch path straight away, which also says when the shadow already records it;
+       * hrace__shadow_access decides the rest (and tries it again). */
+      const hrace_aid_t id = at->aids[k].aid;
+      const hrace_vc_t *view = hrace__thread_view();
+      if ((n != 8 && n != 16) || !hrace__shadow_quick(cells, a - base, n, id, view))
+        hrace__shadow_access(cells, a - base, n, id, view, hrace__race_sink, cells);
+    } else
       tracked_other(a, n, flags, op, pc, cells, base);
   }
   hrace__full_check(a, n, flags, op, pc);     /* full mode, unless window memory (full.h) */
