@@ -816,27 +816,30 @@ static void apply(hrace_shadow_t *sh, uint64_t off, uint64_t len, acc_t *x) {
       unsigned m = ((1u << to) - 1) & ~((1u << from) - 1);
       if (x->mode == OP_ACCESS && m == 0xFF && valid == 0xFF) {   /* whole granules from here */
         if (g % SPAN == 0) {                   /* summarized whole spans, one word each */
-          uint64_t s0 = 0, next = ~0ull;
-          for (; g + SPAN <= runend && g / SPAN < nsp; g += SPAN) {
-            const uint64_t s1 = atomic_load_explicit(&spw[g / SPAN], memory_order_acquire);
+          uint64_t s0 = 0, next = ~0ull, b = g / SPAN;
+          const uint64_t bend = runend / SPAN < nsp ? runend / SPAN : nsp;   /* whole spans */
+          for (; b < bend; b++) {
+            const uint64_t s1 = atomic_load_explicit(&spw[b], memory_order_acquire);
             if (!s1) break;
             if (s1 != s0) {                    /* a row's spans mostly share their cell */
               s0 = s1;
               next = run_next(s1 & ~UNIFORM, x);
             }
-            const uint64_t mk = atomic_load_explicit(&mkw[g / SPAN], memory_order_relaxed);
+            const uint64_t mk = atomic_load_explicit(&mkw[b], memory_order_relaxed);
             uint64_t n1 = next;
-            if (n1 == ~0ull) {                 /* a read set, a race: at the TAG granules' bytes */
+            if (HRACE_SHADOW_UNLIKELY(n1 == ~0ull)) {   /* a read set, a race: at the TAG
+                                                           granules' bytes */
               unsigned hits = 0;
-              n1 = cell_next(s1 & ~UNIFORM, x, 8 * (g + (uint64_t)__builtin_ctzll(~mk)),
-                             8 * (g + SPAN - (uint64_t)__builtin_clzll(~mk)), &hits);
+              n1 = cell_next(s1 & ~UNIFORM, x, 8 * (b * SPAN + (uint64_t)__builtin_ctzll(~mk)),
+                             8 * (b * SPAN + SPAN - (uint64_t)__builtin_clzll(~mk)), &hits);
               if (!hits) next = n1;            /* the same for the spans sharing s1 */
             }
             for (uint64_t w = mk; w; w &= w - 1)
-              granule_apply(sh, g + (uint64_t)__builtin_ctzll(w), 0xFF, 0xFF, x);
+              granule_apply(sh, b * SPAN + (uint64_t)__builtin_ctzll(w), 0xFF, 0xFF, x);
             if (n1 != (s1 & ~UNIFORM))
-              atomic_store_explicit(&spw[g / SPAN], n1 | UNIFORM, memory_order_release);
+              atomic_store_explicit(&spw[b], n1 | UNIFORM, memory_order_release);
           }
+          g = b * SPAN;
           if (g >= runend) {                   /* done with whole granules: the rest as usual */
             g--;
             continue;
