@@ -191,6 +191,45 @@ __attribute__((noinline)) static void tracked(uintptr_t a, unsigned n, uint16_t 
     hrace__history_access(a, n, flags, op, pc);
 }
 
+/* The first touch of a granule in this segment, in one pass: an aligned 8-byte access in one
+ * of the two cached windows (thread.h), with a descriptor for its code address and segment,
+ * whose granule holds the word the first-touch memo's first way answers for (clocks/shadow.h:
+ * the answer holds for good), the answer stored under the chunk's lock after a re-check
+ * (hrace__shadow_replace), as access/full.c's full_fast does for thread memory. A stencil's
+ * edge elements are such accesses, one per statement and row: through tracked() and
+ * hrace__shadow_quick they cost about 250 instructions each (bench/README.md, "Session 13").
+ * Anything else goes to tracked(), which decides as before; window mode only (full mode's
+ * check of window memory is tracked()'s). */
+__attribute__((noinline)) static void first_touch(uintptr_t a, unsigned n, uint16_t flags,
+                                                  uint16_t op, uintptr_t pc) {
+  hrace_athread_t *at = &hrace__at;
+  const unsigned seq = atomic_load_explicit(&hrace__filter_seq, memory_order_acquire);
+  if (n == 8 && !at->busy && hrace__proc.mpi_ready &&
+      !atomic_load_explicit(&hrace__full_active, memory_order_relaxed)) {
+    hrace_shadow_t *cells = NULL;
+    uintptr_t base = 0;
+    if (at->rseq == seq && in_cached(at, a, n) && at->rkind == HRACE_TRACK_WINDOW)
+      cells = at->rowner, base = at->rbase;
+    else if (at->aseq == seq && a >= at->alo && a + n <= at->ahi &&
+             at->akind == HRACE_TRACK_WINDOW)
+      cells = at->aowner, base = at->abase;
+    const unsigned k = hrace__athread_aid_slot(at, pc);
+    if (cells && !((a - base) & 7) && at->aids[k].pc == pc && at->aids[k].flags == flags &&
+        at->aids[k].seg == hrace__athread_segment(at)) {
+      const hrace_aid_t id = at->aids[k].aid;
+      const hrace_vc_t *l = hrace__thread_view()->local;
+      const uint64_t g = (a - base) / 8;
+      const uint64_t v = atomic_load_explicit(&hrace__shadow_granules(cells)[g],
+                                              memory_order_acquire);
+      const hrace_shadow_memo_t *m = &hrace__shadow_memo[id % HRACE_SHADOW_MEMO][0];
+      if (l && m->v == v && m->id == id && m->l == l &&
+          (m->next == v || hrace__shadow_replace(cells, g, 1, v, m->next)))
+        return;
+    }
+  }
+  tracked(a, n, flags, op, pc, 0);
+}
+
 /* Only tail calls here, so that neither the steady state nor the history's fast check pays a
  * prologue. (The cached range implies MPI is up: ranges exist only between MPI_Init and
  * MPI_Finalize.) */
@@ -205,7 +244,7 @@ void hrace__access_more(uintptr_t a, unsigned n, uint16_t flags, uint16_t op, ui
   }
   /* The steady state is window memory, which the history leaves to the shadow (check.h). */
   if (HRACE_LIKELY(steady(&hrace__at, a, n, flags, pc))) return;
-  tracked(a, n, flags, op, pc, 0);
+  first_touch(a, n, flags, op, pc);
 }
 
 #define RD (HRACE_ACC_READ)
