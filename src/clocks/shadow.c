@@ -1220,9 +1220,10 @@ void hrace__shadow_access(hrace_shadow_t *sh, uint64_t off, uint64_t len, hrace_
   if (len == 8 && !(off & 7) && off < sh->size) {   /* the commonest: an aligned 8 bytes */
     uint64_t v = atomic_load_explicit(&granules(sh)[off / 8], memory_order_acquire);
     if (v == CELL(id, 0) || (!(v & (PTR | SYNC)) && CELL_R(v) == id)) return;
-  } else if (len != 16 && HRACE_SHADOW_LIKELY(steady(sh, off, len, id))) {
+  } else if (len != 16 && (len < 16 || off >= sh->size || !head(sh)->spans) &&
+             HRACE_SHADOW_LIKELY(steady(sh, off, len, id))) {
     return;
-  } else if (len > 16) {
+  } else if (len > 16) {   /* (on a window: apply's lock-free look is steady() per span) */
     access_full(sh, off, len, id, view, sink, ctx);   /* ranges: straight to the general path */
     return;
   }
