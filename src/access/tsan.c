@@ -49,6 +49,19 @@ void hrace__access_slow(uintptr_t a, size_t len, unsigned width, uint16_t flags,
    * is even, so a version in change misses. */
   int cached = t->rseq == seq && ((a >= t->rlo && a + len <= t->rhi) ||
                                   (a >= t->rlo2 && a + len <= t->rhi2));
+  if (cached && t->rkind == HRACE_TRACK_WINDOW && !t->busy && hrace__proc.mpi_ready &&
+      !(flags & HRACE_ACC_ATOMIC)) {
+    /* A hoisted loop's range inside a cached part of a window (a stencil's row): straight to
+     * the shadow, as at_range below would go, without the copy, the registration and the
+     * busy flag (as tracked() for single accesses: hrace's own memory is never tracked). */
+    hrace_athread_t *at = &hrace__at;
+    hrace_shadow_t *cells = t->rowner;
+    at->access_pc = pc;
+    hrace_aid_t id = hrace__athread_aid(at, pc, flags, op, 0);
+    hrace__shadow_access(cells, a - t->rbase, len, id, hrace__thread_view(), hrace__race_sink,
+                         cells);
+    return;
+  }
   if (!cached && t->aseq == seq && a >= t->alo && a + len <= t->ahi) {
     /* In the range found before the last one: the two change places (the last one keeps
      * its last part only). */
