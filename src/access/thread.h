@@ -13,8 +13,8 @@
 #include "core/thread.h"
 
 #define HRACE_SSTACK 64           /* return addresses kept (a ring: the innermost ones win) */
-#define HRACE_AIDS 64             /* descriptors cached by code address (hrace__athread_aid):
-                                     32 sets of 2 */
+#define HRACE_AIDS 128            /* descriptors cached by code address (hrace__athread_aid):
+                                     64 sets of 2 */
 
 struct hrace_hist;
 
@@ -76,20 +76,27 @@ __attribute__((always_inline)) static inline uint64_t hrace__athread_segment(con
 
 /* hrace__local_access through a small per-thread cache: in a loop over a window the same few
  * code addresses repeat, and the runtime's call (with its own cache) cost a third of the
- * 10 ns a checked access took (bench/access). 32 sets of two ways, the set by a multiplicative
- * hash of the code address: the call sites of an unrolled loop are 0x14-0x25 bytes apart, and
- * with 16 slots indexed by pc ^ pc >> 5 ^ pc >> 9 the twelve of clang's unrolled vector loop in
- * bench/omp/full.c (`loop`) shared nine, so that five accesses in twelve went to the runtime
- * (2 % of the unhoisted kernel's samples); 64 direct-mapped slots still put 25 call sites of
- * its `stencil` in 21 (5 % of the samples in the runtime's call). */
-static inline unsigned hrace__athread_aid_set(uintptr_t pc) {
-  return (unsigned)(((uint64_t)pc * 0x9E3779B97F4A7C15ull) >> 59) * 2;
+ * 10 ns a checked access took (bench/access). Two ways, *skewed*: a code address may sit in
+ * slot h0(pc) of the first half or h1(pc) of the second, two multiplicative hashes with
+ * different constants, and one that leaves its first-half slot to a newcomer moves to its
+ * second-half one. With one hash for both ways (a set of two), three call sites that share a
+ * set evict each other for good: the unrolled loops' call sites are 0x14-0x25 bytes apart
+ * and, with 16 slots indexed by pc ^ pc >> 5 ^ pc >> 9, the twelve of clang's unrolled vector
+ * loop in bench/omp/full.c (`loop`) shared nine; 32 sets of two still put three of the
+ * stencil's 22 call sites per row (bench/kernels/stencil.c) in one set, 3 runtime calls per
+ * row (bench/README.md, "Session 13"). Skewed, three addresses must also meet in the second
+ * hash to do that. */
+static inline unsigned hrace__athread_aid_h0(uintptr_t pc) {
+  return (unsigned)(((uint64_t)pc * 0x9E3779B97F4A7C15ull) >> 58);
 }
-/* The slot that holds pc's descriptor if the cache has one: its set's first way, else the
- * second (whose pc the caller still compares). */
+static inline unsigned hrace__athread_aid_h1(uintptr_t pc) {
+  return HRACE_AIDS / 2 + (unsigned)(((uint64_t)pc * 0xC2B2AE3D27D4EB4Full) >> 58);
+}
+/* The slot that holds pc's descriptor if the cache has one: its first-way slot, else its
+ * second-way one (whose pc the caller still compares). */
 static inline unsigned hrace__athread_aid_slot(const hrace_athread_t *t, uintptr_t pc) {
-  unsigned k = hrace__athread_aid_set(pc);
-  return k + (t->aids[k].pc != pc);
+  unsigned k = hrace__athread_aid_h0(pc);
+  return t->aids[k].pc == pc ? k : hrace__athread_aid_h1(pc);
 }
 __attribute__((always_inline)) static inline hrace_aid_t
 hrace__athread_aid(hrace_athread_t *t, uintptr_t pc, uint16_t flags, uint16_t op, uint32_t cls) {
@@ -102,9 +109,10 @@ hrace__athread_aid(hrace_athread_t *t, uintptr_t pc, uint16_t flags, uint16_t op
   /* Inside a parallel region, reports name the thread as OpenMP numbers it (constant within a
    * segment: the implicit task's begin and end are synchronisation events). */
   if (t->rt->omp_num1 && id) hrace__access_get(id)->thread = t->rt->omp_num1 - 1;
-  if (t->aids[k].pc != pc) {          /* in neither way: the first way's moves to the second */
-    k = hrace__athread_aid_set(pc);
-    t->aids[k + 1] = t->aids[k];
+  if (t->aids[k].pc != pc) {          /* in neither way: the first way's entry moves to its
+                                         second-way slot */
+    k = hrace__athread_aid_h0(pc);
+    if (t->aids[k].pc) t->aids[hrace__athread_aid_h1(t->aids[k].pc)] = t->aids[k];
   }
   t->aids[k].pc = pc;
   t->aids[k].seg = seg;

@@ -49,6 +49,19 @@ void hrace__access_slow(uintptr_t a, size_t len, unsigned width, uint16_t flags,
    * is even, so a version in change misses. */
   int cached = t->rseq == seq && ((a >= t->rlo && a + len <= t->rhi) ||
                                   (a >= t->rlo2 && a + len <= t->rhi2));
+  if (cached && t->rkind == HRACE_TRACK_WINDOW && !t->busy && hrace__proc.mpi_ready &&
+      !(flags & HRACE_ACC_ATOMIC)) {
+    /* A hoisted loop's range inside a cached part of a window (a stencil's row): straight to
+     * the shadow, as at_range below would go, without the copy, the registration and the
+     * busy flag (as tracked() for single accesses: hrace's own memory is never tracked). */
+    hrace_athread_t *at = &hrace__at;
+    hrace_shadow_t *cells = t->rowner;
+    at->access_pc = pc;
+    hrace_aid_t id = hrace__athread_aid(at, pc, flags, op, 0);
+    hrace__shadow_access(cells, a - t->rbase, len, id, hrace__thread_view(), hrace__race_sink,
+                         cells);
+    return;
+  }
   if (!cached && t->aseq == seq && a >= t->alo && a + len <= t->ahi) {
     /* In the range found before the last one: the two change places (the last one keeps
      * its last part only). */
@@ -115,16 +128,16 @@ void hrace__access_slow(uintptr_t a, size_t len, unsigned width, uint16_t flags,
  * memcpy calls while the shadow reports a race need no `busy` flag: hrace's memory is never
  * tracked, and the history guards itself. */
 __attribute__((noinline)) static void tracked_other(uintptr_t a, unsigned n, uint16_t flags,
-                                                    uint16_t op, uintptr_t pc, int in_window) {
+                                                    uint16_t op, uintptr_t pc,
+                                                    hrace_shadow_t *cells, uintptr_t base) {
   uint32_t cls = (flags & HRACE_ACC_ATOMIC) ? 0xA7000000u | n : 0;
-  if (!in_window) {
+  if (!cells) {
     hrace__access_slow(a, n, n, flags, op, pc);
     return;
   }
   hrace_athread_t *at = &hrace__at;
-  hrace_shadow_t *cells = at->rowner;
   hrace_aid_t id = hrace__athread_aid(at, pc, flags, op, cls);
-  hrace__shadow_access(cells, a - at->rbase, n, id, hrace__thread_view(), hrace__race_sink, cells);
+  hrace__shadow_access(cells, a - base, n, id, hrace__thread_view(), hrace__race_sink, cells);
 }
 
 /* Inside one of the cached parts of the last range found (thread.h). */
@@ -158,22 +171,76 @@ __attribute__((noinline)) static void tracked(uintptr_t a, unsigned n, uint16_t 
     done = 1;                     /* in the gap this thread met last: nothing tracked */
   int in_window = 0;
   if (!done) {
-    in_window = at->rseq == atomic_load_explicit(&hrace__filter_seq, memory_order_acquire) &&
-                in_cached(at, a, n) && at->rkind == HRACE_TRACK_WINDOW &&
-                !at->busy && hrace__proc.mpi_ready;
+    /* In the window found last, or in the one found before it: a loop that reads one window
+     * and writes another (a stencil's two arrays) alternates between them on every row, and
+     * each change went through hrace__access_slow's swap (4 100 calls per iteration of the
+     * stencil at 1024: bench/README.md, "Session 13"). */
+    const unsigned seq = atomic_load_explicit(&hrace__filter_seq, memory_order_acquire);
+    hrace_shadow_t *cells = NULL;
+    uintptr_t base = 0;
+    if (!at->busy && hrace__proc.mpi_ready) {
+      if (at->rseq == seq && in_cached(at, a, n) && at->rkind == HRACE_TRACK_WINDOW)
+        cells = at->rowner, base = at->rbase;
+      else if (at->aseq == seq && a >= at->alo && a + n <= at->ahi &&
+               at->akind == HRACE_TRACK_WINDOW)
+        cells = at->aowner, base = at->abase;
+    }
+    in_window = cells != NULL;
     unsigned k = hrace__athread_aid_slot(at, pc);
     if (in_window && at->aids[k].pc == pc && at->aids[k].flags == flags &&
         at->aids[k].seg == hrace__athread_segment(at)) {
-      hrace_shadow_t *cells = at->rowner;
-      hrace__shadow_access(cells, a - at->rbase, n, at->aids[k].aid, hrace__thread_view(),
-                           hrace__race_sink, cells);
-    } else {
-      tracked_other(a, n, flags, op, pc, in_window);
-    }
+      /* Mostly the first touch of the granule in this segment (a row's edge element): the
+       * first-touch path straight away, which also says when the shadow already records it;
+       * hrace__shadow_access decides the rest (and tries it again). */
+      const hrace_aid_t id = at->aids[k].aid;
+      const hrace_vc_t *view = hrace__thread_view();
+      if ((n != 8 && n != 16) || !hrace__shadow_quick(cells, a - base, n, id, view))
+        hrace__shadow_access(cells, a - base, n, id, view, hrace__race_sink, cells);
+    } else
+      tracked_other(a, n, flags, op, pc, cells, base);
   }
   hrace__full_check(a, n, flags, op, pc);     /* full mode, unless window memory (full.h) */
   if (!in_window && !hrace__access_in_window(a, n))   /* window memory: its shadow (check.h) */
     hrace__history_access(a, n, flags, op, pc);
+}
+
+/* The first touch of a granule in this segment, in one pass: an aligned 8-byte access in one
+ * of the two cached windows (thread.h), with a descriptor for its code address and segment,
+ * whose granule holds the word the first-touch memo's first way answers for (clocks/shadow.h:
+ * the answer holds for good), the answer stored under the chunk's lock after a re-check
+ * (hrace__shadow_replace), as access/full.c's full_fast does for thread memory. A stencil's
+ * edge elements are such accesses, one per statement and row: through tracked() and
+ * hrace__shadow_quick they cost about 250 instructions each (bench/README.md, "Session 13").
+ * Anything else goes to tracked(), which decides as before; window mode only (full mode's
+ * check of window memory is tracked()'s). */
+__attribute__((noinline)) static void first_touch(uintptr_t a, unsigned n, uint16_t flags,
+                                                  uint16_t op, uintptr_t pc) {
+  hrace_athread_t *at = &hrace__at;
+  const unsigned seq = atomic_load_explicit(&hrace__filter_seq, memory_order_acquire);
+  if (n == 8 && !at->busy && hrace__proc.mpi_ready &&
+      !atomic_load_explicit(&hrace__full_active, memory_order_relaxed)) {
+    hrace_shadow_t *cells = NULL;
+    uintptr_t base = 0;
+    if (at->rseq == seq && in_cached(at, a, n) && at->rkind == HRACE_TRACK_WINDOW)
+      cells = at->rowner, base = at->rbase;
+    else if (at->aseq == seq && a >= at->alo && a + n <= at->ahi &&
+             at->akind == HRACE_TRACK_WINDOW)
+      cells = at->aowner, base = at->abase;
+    const unsigned k = hrace__athread_aid_slot(at, pc);
+    if (cells && !((a - base) & 7) && at->aids[k].pc == pc && at->aids[k].flags == flags &&
+        at->aids[k].seg == hrace__athread_segment(at)) {
+      const hrace_aid_t id = at->aids[k].aid;
+      const hrace_vc_t *l = hrace__thread_view()->local;
+      const uint64_t g = (a - base) / 8;
+      const uint64_t v = atomic_load_explicit(&hrace__shadow_granules(cells)[g],
+                                              memory_order_acquire);
+      const hrace_shadow_memo_t *m = &hrace__shadow_memo[id % HRACE_SHADOW_MEMO][0];
+      if (l && m->v == v && m->id == id && m->l == l &&
+          (m->next == v || hrace__shadow_replace(cells, g, 1, v, m->next)))
+        return;
+    }
+  }
+  tracked(a, n, flags, op, pc, 0);
 }
 
 /* Only tail calls here, so that neither the steady state nor the history's fast check pays a
@@ -190,7 +257,7 @@ void hrace__access_more(uintptr_t a, unsigned n, uint16_t flags, uint16_t op, ui
   }
   /* The steady state is window memory, which the history leaves to the shadow (check.h). */
   if (HRACE_LIKELY(steady(&hrace__at, a, n, flags, pc))) return;
-  tracked(a, n, flags, op, pc, 0);
+  first_touch(a, n, flags, op, pc);
 }
 
 #define RD (HRACE_ACC_READ)

@@ -166,6 +166,8 @@ typedef struct acc {
   hrace_aid_t same_id[2], notsame;
   unsigned same_kind[2], nsame;
   int skipped;                     /* a chunk went unchecked (chunk_lock) */
+  const hrace_vc_t *ql;            /* the view's local part when run_next may ask the
+                                      first-touch path's memo (qstep), else NULL */
   hrace_found_t fd;
 } acc_t;
 
@@ -188,6 +190,7 @@ static void acc_init(acc_t *x, hrace_aid_t id, const hrace_vc_t *view) {
   x->clk = atomic_load_explicit(&x->now->clk, memory_order_acquire);
   x->local = (x->now->flags & (HRACE_ACC_LOCALCLK | HRACE_ACC_REMOTE | HRACE_ACC_FOREIGN)) ==
                  HRACE_ACC_LOCALCLK && x->clk != HRACE_CLK_INF;
+  x->ql = x->local && !(x->now->flags & HRACE_ACC_ATOMIC) ? view->local : NULL;
 }
 
 /* Does recorded access `prev` race with the access being applied? The last answer "no" is
@@ -515,7 +518,17 @@ static void granule_set(hrace_shadow_t *sh, uint64_t g, uint64_t val) {
 /* The new state of uniform granule word v after access x, when x meets no race there and
  * the word is a plain cell with at most one reader (v itself when x is already recorded);
  * ~0 (never a cell: it has PTR set) when granule_apply must decide. */
+static inline uint64_t qstep(uint64_t v, hrace_aid_t id, const hrace_vc_t *l);
 static inline uint64_t run_next(uint64_t v, acc_t *x) {
+  /* The first-touch path's answers first (qstep, below): the same verdict for the plainest
+   * case (local plain accesses, no race), kept per thread across accesses, where x's own
+   * caches start empty on every range call. A stencil's row ranges meet the cell the row
+   * before met, and each worked it out again through the descriptors (76 instructions per
+   * call over the row's spans and ends: bench/README.md, "Session 13"). */
+  if (x->ql) {
+    const uint64_t n = qstep(v, x->id, x->ql);
+    if (n != ~0ull) return n;
+  }
   if (v & (PTR | SYNC)) return ~0ull;
   hrace_aid_t w = CELL_W(v);
   uint32_t r = CELL_R(v);
@@ -734,16 +747,17 @@ static void chunk_unlock(_Atomic uint32_t *l) { atomic_store_explicit(l, 0, memo
  * granules [g, e), as far as a look without the lock can tell? Each exception inside must; a
  * second look at the summary makes sure the exceptions read belong to it (they are set before
  * their bits, and the bits are dropped only after the summary: see "spans"). */
-static int span_steady(const hrace_shadow_t *sh, uint64_t g, uint64_t e, uint64_t s, acc_t *x) {
+static int span_steady(const cell_t *spw, const cell_t *mkw, const cell_t *gws, uint64_t g,
+                       uint64_t e, uint64_t s, acc_t *x) {
   const uint64_t b = g / SPAN, base = b * SPAN;
-  const uint64_t m = atomic_load_explicit(&masks(sh)[b], memory_order_acquire) &
+  const uint64_t m = atomic_load_explicit(&mkw[b], memory_order_acquire) &
                      span_bits(g - base, e - base);
   for (uint64_t w = m; w; w &= w - 1) {
-    uint64_t v = atomic_load_explicit(&granules(sh)[base + (uint64_t)__builtin_ctzll(w)],
+    uint64_t v = atomic_load_explicit(&gws[base + (uint64_t)__builtin_ctzll(w)],
                                       memory_order_acquire);
     if ((v & PTR) || run_next(v, x) != v) return 0;
   }
-  return atomic_load_explicit(&spans(sh)[b], memory_order_acquire) == s;
+  return atomic_load_explicit(&spw[b], memory_order_acquire) == s;
 }
 
 static void apply(hrace_shadow_t *sh, uint64_t off, uint64_t len, acc_t *x) {
@@ -751,25 +765,29 @@ static void apply(hrace_shadow_t *sh, uint64_t off, uint64_t len, acc_t *x) {
   if (len > sh->size - off) len = sh->size - off;
   const uint64_t end = off + len, g0 = off / 8, g1 = (end - 1) / 8;
   const uint64_t nsp = head(sh)->spans ? sh->size / 8 / SPAN : 0;   /* spans that exist */
+  /* The shadow's arrays, read once: every atomic store below would make the compiler read
+   * them again from sh and its header (a tenth of this function's instructions). */
+  cell_t *const spw = spans(sh), *const mkw = masks(sh), *const gws = granules(sh);
+  const uint64_t size = sh->size;
   for (uint64_t g = g0; g <= g1;) {
     const uint64_t c = g / CHUNK, cend = (c + 1) * CHUNK <= g1 ? (c + 1) * CHUNK : g1 + 1;
     const uint64_t runend = end / 8 < cend ? end / 8 : cend;   /* whole granules end here */
     if (x->mode == OP_ACCESS && 8 * g >= off) {
       /* Whole granules that already stand for the access need no lock to say so (like the
        * lock-free steady checks): only a chunk with something to change is locked. */
-      const cell_t *gw = granules(sh);
+      const cell_t *gw = gws;
       uint64_t steady_s = 0;
       for (uint64_t same_v = ~0ull; g < runend; g++) {
         /* A summarized span's state is its summary's cell and its exceptions at every instant
          * (see "spans"): read that dense word, not the span's granules (a cache line per 512
          * bytes of the window, which this look spent most of its time waiting for). */
         if (g / SPAN < nsp && (g % SPAN == 0 || g == g0)) {
-          const uint64_t s = atomic_load_explicit(&spans(sh)[g / SPAN], memory_order_acquire);
+          const uint64_t s = atomic_load_explicit(&spw[g / SPAN], memory_order_acquire);
           if (s) {
             const uint64_t send = (g / SPAN + 1) * SPAN < runend ? (g / SPAN + 1) * SPAN : runend;
             if (s != steady_s && run_next(s & ~UNIFORM, x) != (s & ~UNIFORM)) break;
             steady_s = s;                      /* a row's spans mostly share their cell */
-            if (!span_steady(sh, g, send, s, x)) break;
+            if (!span_steady(spw, mkw, gws, g, send, s, x)) break;
             g = send - 1;
             same_v = ~0ull;
             continue;
@@ -792,33 +810,36 @@ static void apply(hrace_shadow_t *sh, uint64_t off, uint64_t len, acc_t *x) {
     }
     for (; g < cend; g++) {
       uint64_t gb = 8 * g;
-      unsigned valid = sh->size - gb >= 8 ? 0xFF : (1u << (sh->size - gb)) - 1;
+      unsigned valid = size - gb >= 8 ? 0xFF : (1u << (size - gb)) - 1;
       unsigned from = g == g0 ? (unsigned)(off - gb) : 0;
       unsigned to = g == g1 ? (unsigned)(end - gb) : 8;
       unsigned m = ((1u << to) - 1) & ~((1u << from) - 1);
       if (x->mode == OP_ACCESS && m == 0xFF && valid == 0xFF) {   /* whole granules from here */
         if (g % SPAN == 0) {                   /* summarized whole spans, one word each */
-          uint64_t s0 = 0, next = ~0ull;
-          for (; g + SPAN <= runend && g / SPAN < nsp; g += SPAN) {
-            const uint64_t s1 = atomic_load_explicit(&spans(sh)[g / SPAN], memory_order_acquire);
+          uint64_t s0 = 0, next = ~0ull, b = g / SPAN;
+          const uint64_t bend = runend / SPAN < nsp ? runend / SPAN : nsp;   /* whole spans */
+          for (; b < bend; b++) {
+            const uint64_t s1 = atomic_load_explicit(&spw[b], memory_order_acquire);
             if (!s1) break;
             if (s1 != s0) {                    /* a row's spans mostly share their cell */
               s0 = s1;
               next = run_next(s1 & ~UNIFORM, x);
             }
-            const uint64_t mk = atomic_load_explicit(&masks(sh)[g / SPAN], memory_order_relaxed);
+            const uint64_t mk = atomic_load_explicit(&mkw[b], memory_order_relaxed);
             uint64_t n1 = next;
-            if (n1 == ~0ull) {                 /* a read set, a race: at the TAG granules' bytes */
+            if (HRACE_SHADOW_UNLIKELY(n1 == ~0ull)) {   /* a read set, a race: at the TAG
+                                                           granules' bytes */
               unsigned hits = 0;
-              n1 = cell_next(s1 & ~UNIFORM, x, 8 * (g + (uint64_t)__builtin_ctzll(~mk)),
-                             8 * (g + SPAN - (uint64_t)__builtin_clzll(~mk)), &hits);
+              n1 = cell_next(s1 & ~UNIFORM, x, 8 * (b * SPAN + (uint64_t)__builtin_ctzll(~mk)),
+                             8 * (b * SPAN + SPAN - (uint64_t)__builtin_clzll(~mk)), &hits);
               if (!hits) next = n1;            /* the same for the spans sharing s1 */
             }
             for (uint64_t w = mk; w; w &= w - 1)
-              granule_apply(sh, g + (uint64_t)__builtin_ctzll(w), 0xFF, 0xFF, x);
+              granule_apply(sh, b * SPAN + (uint64_t)__builtin_ctzll(w), 0xFF, 0xFF, x);
             if (n1 != (s1 & ~UNIFORM))
-              atomic_store_explicit(&spans(sh)[g / SPAN], n1 | UNIFORM, memory_order_release);
+              atomic_store_explicit(&spw[b], n1 | UNIFORM, memory_order_release);
           }
+          g = b * SPAN;
           if (g >= runend) {                   /* done with whole granules: the rest as usual */
             g--;
             continue;
@@ -836,12 +857,12 @@ static void apply(hrace_shadow_t *sh, uint64_t off, uint64_t len, acc_t *x) {
           continue;
         }
       }
-      if (g / SPAN < nsp && atomic_load_explicit(&granules(sh)[g], memory_order_relaxed) == TAG) {
+      if (g / SPAN < nsp && atomic_load_explicit(&gws[g], memory_order_relaxed) == TAG) {
         /* Part of a granule of a summarized span: an exception of its own, or, for a clear or
          * sync marking or when the span holds enough, the span's granules again. */
-        const uint64_t b = g / SPAN, sm = atomic_load_explicit(&spans(sh)[b], memory_order_relaxed);
+        const uint64_t b = g / SPAN, sm = atomic_load_explicit(&spw[b], memory_order_relaxed);
         if (x->mode == OP_ACCESS &&
-            pop64(atomic_load_explicit(&masks(sh)[b], memory_order_relaxed)) < MAXEXC)
+            pop64(atomic_load_explicit(&mkw[b], memory_order_relaxed)) < MAXEXC)
           span_except(sh, b, 1ull << (g % SPAN), sm);
         else
           span_materialize(sh, b);
@@ -1122,14 +1143,19 @@ static __thread unsigned seen_next __attribute__((tls_model("initial-exec")));
 static int seen_match(const seen_t *e, const hrace_shadow_t *sh, uint64_t gen, const acc_t *x) {
   return e->sh == sh && e->gen == gen && e->exporter == x->now->exporter && e->clk == x->clk;
 }
-static int seen_covers(const hrace_shadow_t *sh, uint64_t gen, const acc_t *x, uint64_t lo,
-                       uint64_t hi) {
+/* The part of [lo, hi) that an entry covers, the largest one (*clo == *chi: none). A loop's
+ * ranges over a row seldom repeat each other exactly: a stencil reads row i + 1 as "down" over
+ * its columns [3, n - 1) and, one row later, as "centre" over [2, n), its edge columns read by
+ * single accesses in between; the uncovered ends alone go through the cells. */
+static void seen_covered(const hrace_shadow_t *sh, uint64_t gen, const acc_t *x, uint64_t lo,
+                         uint64_t hi, uint64_t *clo, uint64_t *chi) {
+  *clo = *chi = lo;
   for (unsigned i = 0; i < NSEEN; i++) {
     const seen_t *e = &seen[i];
-    if (e->lo <= lo && hi <= e->hi && (e->writes || !x->writes) && seen_match(e, sh, gen, x))
-      return 1;
+    const uint64_t a = e->lo > lo ? e->lo : lo, b = e->hi < hi ? e->hi : hi;
+    if (a < b && b - a > *chi - *clo && (e->writes || !x->writes) && seen_match(e, sh, gen, x))
+      *clo = a, *chi = b;
   }
-  return 0;
 }
 static void seen_add(const hrace_shadow_t *sh, uint64_t gen, const acc_t *x, uint64_t lo,
                      uint64_t hi) {
@@ -1158,8 +1184,19 @@ __attribute__((noinline)) static void access_full(hrace_shadow_t *sh, uint64_t o
    * looking (and recording) cost a random-access kernel (particles) more than it saved. */
   const int plain = len > 16 && x.local && !(x.now->flags & HRACE_ACC_ATOMIC);
   const uint64_t gen = atomic_load_explicit(&shadow_gen, memory_order_acquire);
-  if (plain && seen_covers(sh, gen, &x, off, off + len)) return;
-  apply(sh, off, len, &x);
+  uint64_t clo = off, chi = off;
+  if (plain) seen_covered(sh, gen, &x, off, off + len, &clo, &chi);
+  if (clo == chi) {
+    apply(sh, off, len, &x);
+  } else {                                     /* the ends a recorded range leaves out */
+    /* An end of one or two granules (a row's edge element) is what the first-touch path
+     * takes; apply's set-up cost several times as much. */
+    const uint64_t nlo = clo - off, nhi = off + len - chi;
+    if (nlo && !((nlo == 8 || nlo == 16) && hrace__shadow_quick(sh, off, nlo, id, view)))
+      apply(sh, off, nlo, &x);
+    if (nhi && !((nhi == 8 || nhi == 16) && hrace__shadow_quick(sh, chi, nhi, id, view)))
+      apply(sh, chi, nhi, &x);
+  }
   if (plain && !x.skipped) seen_add(sh, gen, &x, off, off + len);
   for (unsigned k = 0; k < x.fd.n; k++)
     sink(ctx, id, x.fd.f[k].prev, x.fd.f[k].lo, x.fd.f[k].hi - x.fd.f[k].lo);
@@ -1183,9 +1220,10 @@ void hrace__shadow_access(hrace_shadow_t *sh, uint64_t off, uint64_t len, hrace_
   if (len == 8 && !(off & 7) && off < sh->size) {   /* the commonest: an aligned 8 bytes */
     uint64_t v = atomic_load_explicit(&granules(sh)[off / 8], memory_order_acquire);
     if (v == CELL(id, 0) || (!(v & (PTR | SYNC)) && CELL_R(v) == id)) return;
-  } else if (len != 16 && HRACE_SHADOW_LIKELY(steady(sh, off, len, id))) {
+  } else if (len != 16 && (len < 16 || off >= sh->size || !head(sh)->spans) &&
+             HRACE_SHADOW_LIKELY(steady(sh, off, len, id))) {
     return;
-  } else if (len > 16) {
+  } else if (len > 16) {   /* (on a window: apply's lock-free look is steady() per span) */
     access_full(sh, off, len, id, view, sink, ctx);   /* ranges: straight to the general path */
     return;
   }

@@ -161,6 +161,34 @@ static void test_seen(void) {
   ok(got.n == 1 && got.prev[0] == rs, "after a mark and a clear, the read is recorded again");
   view_free(&v0), view_free(&v1), view_free(&v0b), view_free(&v0c);
   hrace__shadow_free(&sh);
+
+  /* A range partly covered by a recorded one (a stencil's row read as "down" over [3, n - 1),
+   * then as "centre" over [2, n)): only its ends go through the cells, and they must. On a
+   * span shadow, the rows summarized by a write first; then a write of another thread over the
+   * row races with the first read in the middle and with the second at both ends. */
+  hrace__shadow_init_spans(&sh, 16384);
+  view_t w8, r9, o3;
+  view(&w8, 0, 8);
+  view(&r9, 0, 9);
+  view(&o3, 1, 3);
+  hrace__shadow_access(&sh, 0, 16384, lacc(0, 8, HRACE_ACC_WRITE, 0), &w8.g, sink, NULL);
+  hrace_aid_t down = lacc(0, 9, HRACE_ACC_READ, 0), centre = lacc(0, 9, HRACE_ACC_READ, 0);
+  hrace__shadow_access(&sh, 8192 + 24, 8160, down, &r9.g, sink, NULL);
+  hrace__shadow_access(&sh, 8192 + 16, 8176, centre, &r9.g, sink, NULL);
+  reset();
+  hrace__shadow_access(&sh, 8192, 8192, lacc(1, 3, HRACE_ACC_WRITE, 0), &o3.g, sink, NULL);
+  int lo_end = 0, hi_end = 0, mid = 0;
+  for (int i = 0; i < got.n && i < 64; i++) {
+    if (got.prev[i] == centre) {
+      lo_end |= got.off[i] <= 8192 + 16 && got.off[i] + got.len[i] >= 8192 + 24;
+      hi_end |= got.off[i] <= 16384 - 8 && got.off[i] + got.len[i] >= 16384;
+    }
+    if (got.prev[i] == down) mid |= got.off[i] <= 8192 + 24 && got.off[i] + got.len[i] >= 16384 - 8;
+  }
+  ok(lo_end && hi_end && mid,
+     "a range partly covered by one of its segment is recorded at the ends it adds");
+  view_free(&w8), view_free(&r9), view_free(&o3);
+  hrace__shadow_free(&sh);
 }
 
 /* Concurrent updaters of the same chunks: NT threads read the whole region over and over,
