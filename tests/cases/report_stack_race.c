@@ -1,15 +1,17 @@
 /* hrace-test
  * ranks: 2
  * expect: race
- * pair: 23 33
+ * pair: 25 35
  * golden: report_stack
  */
 /* What a report says about where things happened (issue 18 item 1): the put is issued three
  * calls deep (main -> exchange -> push) and its side of the race carries that caller chain,
  * as deep as the load's side (main -> cell); the window's memory names the MPI_Win_allocate
- * call that made it (inside make_grid); every frame has its column. The ranks are ordered with PMPI_Barrier,
- * which hrace does not see: a race. Twin: report_stack_norace.c (MPI_Barrier). Its report is
- * kept in tests/golden/report_stack.*. */
+ * call that made it (inside make_grid); every frame has its column. Rank 1 loads, then the
+ * ranks meet in PMPI_Barrier, which hrace does not see, then rank 0 puts: a race. The put's
+ * record reaches rank 1 after the load whenever it is delivered (an unlock does not wait for
+ * it), so the sides come in one order in every run: the put found the race. Twin:
+ * report_stack_norace.c (MPI_Barrier). Its report is kept in tests/golden/report_stack.*. */
 #include <mpi.h>
 #include <stdio.h>
 
@@ -43,11 +45,11 @@ int main(int argc, char **argv) {
   for (int i = 0; i < 8; i++) grid[i] = 0;
   MPI_Barrier(MPI_COMM_WORLD);
   if (rank == 0) {
+    PMPI_Barrier(MPI_COMM_WORLD);
     exchange(win, &one);
-    PMPI_Barrier(MPI_COMM_WORLD);
   } else {
-    PMPI_Barrier(MPI_COMM_WORLD);
     seen = cell(grid, 2);
+    PMPI_Barrier(MPI_COMM_WORLD);
   }
   MPI_Barrier(MPI_COMM_WORLD);
   printf("rank %d read %d\n", rank, seen);
