@@ -31,8 +31,11 @@ enum hrace_track_kind {
  * HRACE_TRACK_BUFFER range, from the access slow path (flags: HRACE_ACC_*, op: hrace_op label,
  * pc: the access's return address). Registered at load by the floor that adds such ranges
  * (rma/buffers.c), so it is set whenever one exists. One indirect call on a path that has
- * just searched the tracked ranges. */
-typedef void (*hrace_buffer_access_t)(void *owner, uintptr_t addr, uintptr_t len, uint16_t flags,
+ * just searched the tracked ranges. Returns 1 when the range is idle (tracked, but nothing in
+ * flight there): the floor must then call hrace__filter_touch before anything is in flight
+ * there again, so that a thread may skip the range until the version changes
+ * (hrace__access_slow's idle cache, thread.h). */
+typedef int (*hrace_buffer_access_t)(void *owner, uintptr_t addr, uintptr_t len, uint16_t flags,
                                       uint16_t op, uint32_t atomic_class, uintptr_t pc);
 extern hrace_buffer_access_t hrace__buffer_access_hook;
 
@@ -107,6 +110,9 @@ bool hrace__filter_alone(const hrace_range_t *r, uintptr_t a, size_t len, uintpt
                          uintptr_t *hi, unsigned *seq);
 
 void hrace__filter_add(uintptr_t lo, uintptr_t hi, int kind, void *owner);
+/* A new version with the ranges unchanged: every thread's caches of ranges, gaps and idle
+ * buffers (thread.h) miss once. For a buffer range that leaves its idle state (above). */
+void hrace__filter_touch(void);
 void hrace__filter_remove(void *owner);   /* every range of that owner */
 /* Every range of `kind` whose owner `gone(owner)` says is gone, in one pass: completing an
  * epoch of many operations untracks their buffers in O(ranges), not O(ranges) each. */

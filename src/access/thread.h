@@ -47,6 +47,10 @@ typedef struct hrace_athread {
   /* The last gap between tracked ranges the slow path met (filter.h), likewise. */
   unsigned gseq;
   uintptr_t glo, ghi;
+  /* The part of an idle buffer range (filter.h, hrace_buffer_access_t) the slow path met last,
+   * likewise: nothing in flight there while the version stays. */
+  unsigned iseq;
+  uintptr_t ilo, ihi;
   /* The descriptors of this thread's last accesses (hrace__local_access), by code address and
    * kind, with the segment they belong to. */
   struct { uintptr_t pc; uint64_t seg; uint16_t flags; hrace_aid_t aid; } aids[HRACE_AIDS];

@@ -208,14 +208,14 @@ static int in_window(uintptr_t a) {
 }
 
 /* hrace__buffer_access_hook (access/filter.h): an access inside a tracked buffer range. */
-static void buffer_access(void *owner, uintptr_t addr, uintptr_t len, uint16_t flags, uint16_t op,
-                          uint32_t atomic_class, uintptr_t pc) {
+static int buffer_access(void *owner, uintptr_t addr, uintptr_t len, uint16_t flags, uint16_t op,
+                         uint32_t atomic_class, uintptr_t pc) {
   if (*(int *)owner == HRACE_BUF_PEER) {
     hrace__shared_access(owner, addr, len, flags, op, atomic_class, pc);
-    return;
+    return 0;
   }
   region_t *g = owner;
-  if (!atomic_load_explicit(&g->busy, memory_order_acquire)) return;   /* idle */
+  if (!atomic_load_explicit(&g->busy, memory_order_acquire)) return 1;   /* idle (idle_unlink) */
   pthread_mutex_lock(&mu);
   if (g->live && ((flags & HRACE_ACC_WRITE) || g->nwriters)) {   /* else: everyone reads */
     hrace_report_side_t now;
@@ -239,6 +239,7 @@ static void buffer_access(void *owner, uintptr_t addr, uintptr_t len, uint16_t f
     }
   }
   pthread_mutex_unlock(&mu);
+  return 0;
 }
 static void *buffers_track(const hrace_nbbuf_t *b, int n, const char *fn, uintptr_t pc);
 static void buffers_done(void *op);
@@ -396,11 +397,12 @@ static hrace_inflight_t *issue(hrace_inflight_t *n, int joinable) {
   live = o;
   if (o->indexed) hrace_map_add(&same, o->hash, o);
   region_t *added[3];
-  int nadded = 0;
+  int nadded = 0, woke = 0;
   for (unsigned j = 0; j < o->nspan; j++) {
     span_t *s = &o->span[j];
     int created = 0;
     s->op = o;
+    woke |= hull[j] && hull[j]->idle;
     s->reg = region_of(s->lo, s->hi, hull[j], &created);
     s->rnext = s->reg->spans;
     if (s->rnext) s->rnext->rprev = s;
@@ -410,6 +412,10 @@ static hrace_inflight_t *issue(hrace_inflight_t *n, int joinable) {
     if (created) added[nadded++] = s->reg;
     if (inwin & (1u << j)) into_windows(o, s);
   }
+  /* An idle region in flight again: a thread that found it idle skips it until the filter's
+   * version changes (access/filter.h), so it changes now, after the count above: a thread
+   * that reads the new version finds the count too. */
+  if (woke) hrace__filter_touch();
   /* Tracked first, then the history of earlier accesses by other threads (issue 6): an access
    * racing with this very issue is seen by one of the two. Both under mu, so o cannot be
    * completed and recycled by another thread in between. */
