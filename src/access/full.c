@@ -63,7 +63,7 @@ static chunk_t *chunk_get(uintptr_t a, int make) {
     if (m != MAP_FAILED) {
       c = m;
       c->base = i << HRACE_FULL_CHUNK_BITS;
-      if (hrace__shadow_init(&c->sh, CHUNK) != 0) {
+      if (hrace__shadow_init_biased(&c->sh, CHUNK) != 0) {
         munmap(m, sizeof *c);
         c = NULL;
       } else {
@@ -273,7 +273,7 @@ static inline int full_fast(hrace_athread_t *at, uintptr_t a, unsigned n, uint16
   const uint64_t v = atomic_load_explicit(&gw[0], memory_order_acquire);
   if (!(m->id == id && m->l == &cx->l && m->v == v &&
         (n == 8 || atomic_load_explicit(&gw[1], memory_order_acquire) == v) &&
-        (m->next == v || hrace__shadow_replace(&c->sh, g, n / 8, v, m->next))) &&
+        (m->next == v || hrace__shadow_replace_fast(&c->sh, g, n / 8, v, m->next))) &&
       !hrace__shadow_quick(&c->sh, a - c->base, n, id, &cx->g))
     return 0;
   /* The stack's lowest address seen (hrace__full_switch); stk.min lies in [lo, hi]. */
