@@ -771,6 +771,12 @@ static struct {
 /* 1 when membarrier's private expedited command is registered (biasing is on), -1 when it is
  * not available or biasing is off, 0 not yet known. */
 static _Atomic int bias_state;
+static _Atomic uint64_t n_biased, n_revoked;   /* chunks biased and revoked so far */
+
+void hrace__shadow_bias_counts(uint64_t *biased, uint64_t *revoked) {
+  *biased = atomic_load_explicit(&n_biased, memory_order_relaxed);
+  *revoked = atomic_load_explicit(&n_revoked, memory_order_relaxed);
+}
 
 static _Atomic uint32_t *chunk_word(const hrace_shadow_t *sh, uint64_t c) { return sh->locks + c; }
 
@@ -852,6 +858,7 @@ __attribute__((noinline)) static uint32_t bias_revoke(_Atomic uint32_t *l, uint3
   if (s & 1)
     while (atomic_load_explicit(sq, memory_order_acquire) == s) backoff_pause(&spins);
   atomic_store_explicit(l, LK_SHARED, memory_order_release);
+  atomic_fetch_add_explicit(&n_revoked, 1, memory_order_relaxed);
   return LK_AGAIN;
 }
 
@@ -1244,6 +1251,7 @@ static inline int words_store(hrace_shadow_t *sh, uint64_t g, unsigned k, uint64
                                                  memory_order_relaxed))
       return -1;
     if (want & LK_BIAS) {                      /* this thread's for good, from now on */
+      atomic_fetch_add_explicit(&n_biased, 1, memory_order_relaxed);
       if (!bias_enter(lock, me)) return -1;
       how = LK_OWN;
     }

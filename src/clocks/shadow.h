@@ -67,6 +67,8 @@ int hrace__shadow_init_biased(hrace_shadow_t *sh, uint64_t size);
 /* Biasing on (the default, where membarrier's private expedited command exists) or off, for
  * every biased shadow from now on (tests and measurements; chunks biased already stay so). */
 void hrace__shadow_bias_set(int on);
+/* Chunks biased and biases revoked so far, in all shadows (tests and measurements). */
+void hrace__shadow_bias_counts(uint64_t *biased, uint64_t *revoked);
 void hrace__shadow_free(hrace_shadow_t *sh);
 
 /* Check access `id` over bytes [off, off+len) of the region against the recorded state, as
