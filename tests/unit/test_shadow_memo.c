@@ -261,10 +261,8 @@ static void *hammer(void *arg) {
     pthread_barrier_wait(&hbar);
     v.l.c[t] = (hrace_clk_t)r + 1;
     hrace_aid_t w = lacc(t, (hrace_clk_t)r + 1, HRACE_ACC_WRITE);
-    for (uint64_t i = 0; i < HSZ / 8; i++) {      /* thread 1 runs backwards */
-      const uint64_t off = 8 * (t ? HSZ / 8 - 1 - i : i);
+    for (uint64_t off = 0; off < HSZ; off += 8)   /* side by side: every chunk contested */
       access1(&hsh, off, 8, w, &v, hsink, hmet[t]);
-    }
     pthread_barrier_wait(&hbar);
     pthread_barrier_wait(&hbar);                  /* main counts */
   }
