@@ -113,35 +113,41 @@ typedef struct hrace_shadow_self {
 } hrace_shadow_self_t;
 extern __thread hrace_shadow_self_t hrace__shadow_self __attribute__((tls_model("initial-exec")));
 
-/* hrace__shadow_replace with its commonest case inline, for full mode's callbacks: granules of
- * a chunk biased to the calling thread take plain stores, no atomic read-modify-write (the
- * protocol's owner side, as bias_enter / bias_leave in shadow.c do it). */
-static inline int hrace__shadow_replace_fast(hrace_shadow_t *sh, uint64_t g, unsigned k,
-                                             uint64_t v, uint64_t next) {
+/* hrace__shadow_replace's commonest case inline, for full mode's callbacks: granules of a
+ * chunk biased to the calling thread take plain stores, no atomic read-modify-write (the
+ * protocol's owner side, as bias_enter / bias_leave in shadow.c do it). 1: stored; 0: the
+ * granules no longer hold v, nothing stored; -1: the chunk is not biased to this thread (or is
+ * being revoked), nothing stored: hrace__shadow_replace decides. */
+static inline int hrace__shadow_replace_own(hrace_shadow_t *sh, uint64_t g, unsigned k,
+                                            uint64_t v, uint64_t next) {
   _Atomic uint32_t *const l = sh->locks + g / HRACE_SHADOW_CHUNK;
   const uint32_t mine = HRACE_SHADOW_LK_BIAS | hrace__shadow_self.token;
-  if (__builtin_expect(atomic_load_explicit(l, memory_order_relaxed) == mine, 1) &&
-      (k == 1 || (g + 1) % HRACE_SHADOW_CHUNK)) {
-    _Atomic uint32_t *const sq = hrace__shadow_self.seq;
-    const uint32_t s = atomic_load_explicit(sq, memory_order_relaxed);
-    if (!(s & 1)) {
-      atomic_store_explicit(sq, s + 1, memory_order_relaxed);
-      atomic_signal_fence(memory_order_seq_cst);   /* a full fence with the revoker's membarrier */
-      int same = -1;
-      if (atomic_load_explicit(l, memory_order_relaxed) == mine) {
-        _Atomic uint64_t *const gw = sh->cells + 8 + g;
-        same = atomic_load_explicit(&gw[0], memory_order_relaxed) == v &&
-               (k == 1 || atomic_load_explicit(&gw[1], memory_order_relaxed) == v);
-        if (same) {
-          atomic_store_explicit(&gw[0], next, memory_order_release);
-          if (k == 2) atomic_store_explicit(&gw[1], next, memory_order_release);
-        }
-      }
-      atomic_store_explicit(sq, s + 2, memory_order_release);
-      if (same >= 0) return same;
+  if (__builtin_expect(atomic_load_explicit(l, memory_order_relaxed) != mine, 0) ||
+      (k == 2 && (g + 1) % HRACE_SHADOW_CHUNK == 0))
+    return -1;
+  _Atomic uint32_t *const sq = hrace__shadow_self.seq;
+  const uint32_t s = atomic_load_explicit(sq, memory_order_relaxed);
+  if (s & 1) return -1;                         /* inside such work already: a signal handler */
+  atomic_store_explicit(sq, s + 1, memory_order_relaxed);
+  atomic_signal_fence(memory_order_seq_cst);    /* a full fence with the revoker's membarrier */
+  int r = -1;
+  if (__builtin_expect(atomic_load_explicit(l, memory_order_relaxed) == mine, 1)) {
+    _Atomic uint64_t *const gw = sh->cells + 8 + g;
+    r = atomic_load_explicit(&gw[0], memory_order_relaxed) == v &&
+        (k == 1 || atomic_load_explicit(&gw[1], memory_order_relaxed) == v);
+    if (r) {
+      atomic_store_explicit(&gw[0], next, memory_order_release);
+      if (k == 2) atomic_store_explicit(&gw[1], next, memory_order_release);
     }
   }
-  return hrace__shadow_replace(sh, g, k, v, next);
+  atomic_store_explicit(sq, s + 2, memory_order_release);
+  return r;
+}
+/* hrace__shadow_replace, trying hrace__shadow_replace_own first. */
+static inline int hrace__shadow_replace_fast(hrace_shadow_t *sh, uint64_t g, unsigned k,
+                                             uint64_t v, uint64_t next) {
+  const int r = hrace__shadow_replace_own(sh, g, k, v, next);
+  return r >= 0 ? r : hrace__shadow_replace(sh, g, k, v, next);
 }
 
 /* Shadow in use, for benchmarks and tests: granule words of the region (one per 8 bytes,
