@@ -243,7 +243,8 @@ void hrace__full_access(uintptr_t a, size_t n, uint16_t flags, uint16_t op, uint
  * tracked ranges (the caller tested the filter's bounds: not window memory), by a thread in an
  * ordinary state whose descriptor for this code address and segment is in its cache
  * (thread.h), where the shadow's memo of first-touch answers (clocks/shadow.h) already knows
- * what the granules' state becomes: then one store under the chunk's lock, or none. Second
+ * what the granules' state becomes: then one plain store in a chunk biased to this thread
+ * (clocks/shadow.c, "Biased chunks"), else one under the chunk's lock, or none. Second
  * chance, the shadow's first-touch path itself (hrace__shadow_quick: it meets no race there).
  * Returns 0, having changed nothing, for everything else, which hrace__full_access decides as
  * before. No flag `busy`: nothing here reaches the memcpy interposer. Against going through

@@ -17,8 +17,9 @@
  * (touched only where used, unmapped with it), so there is nothing to free one by one.
  *
  * Concurrency (any number of application threads and the progress thread): every change is
- * made under the lock of the cells' chunk ("chunk locks" below), so most cells take plain
- * stores; lock-free readers only ever decide that an access changes nothing. The split
+ * made under the lock of the cells' chunk ("chunk locks" below; in full mode's shadow a chunk
+ * may be biased to one thread, which holds its lock for good until another thread revokes it),
+ * so most cells take plain stores; lock-free readers only ever decide that an access changes nothing. The split
  * protocol below predates the locks and is kept (it is correct with or without them): a
  * granule word goes from cell to pointer by CAS, so an update racing with the split fails
  * its CAS, sees bit 63 and starts over from the granule. Halves become bytes by first

@@ -5,7 +5,8 @@
  * Cell = one 64-bit word per byte or run of bytes that share their state: the last write's
  * descriptor id, and the last read's id or a read set of up to HRACE_RSET_MAX concurrent
  * readers. Granularity follows the accesses (8 bytes, 4, or 1: shadow.c has the encoding and
- * its cost, 1 to 11 shadow bytes per byte). Changed under a lock per 4 KiB chunk, so the
+ * its cost, 1 to 11 shadow bytes per byte). Changed under a lock per 4 KiB chunk (or, in a
+ * chunk biased to one thread, by that thread with plain stores: shadow.c), so the
  * progress thread (remote records) and any number of application threads check the same
  * bytes; deciding that an access changes nothing takes no lock. An access that finds its own
  * id, or a plain access of its own thread and segment that stands for it, already recorded
