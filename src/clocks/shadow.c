@@ -35,6 +35,7 @@
 #include "clocks/table.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
@@ -791,10 +792,31 @@ static uint32_t token_get(void) {
   return me;
 }
 
+/* In the child of a fork only the forking thread lives, outside any biased work of its own:
+ * no other sequence word can be odd there, whatever it was in the parent. */
+static void bias_forked(void) {
+  const uint32_t n = atomic_load_explicit(&tokens, memory_order_relaxed);
+  for (uint32_t t = 1; t <= n && t < NSEQ; t++)
+    if (atomic_load_explicit(&bias_seq[t].w, memory_order_relaxed) & 1)
+      atomic_store_explicit(&bias_seq[t].w, 0, memory_order_relaxed);
+}
+
+/* The revoker's barrier: every running thread of the process executes a full memory barrier.
+ * The registration may be gone (a forked child): register again; else the global command. */
+static void bias_barrier(void) {
+  if (syscall(__NR_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) == 0) return;
+  if (syscall(__NR_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0 &&
+      syscall(__NR_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) == 0)
+    return;
+  if (syscall(__NR_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0) == 0) return;
+  abort();   /* worked when the chunk was biased; no barrier now would risk lost updates */
+}
+
 static int bias_on(void) {
   int s = atomic_load_explicit(&bias_state, memory_order_acquire);
   if (HRACE_SHADOW_LIKELY(s)) return s > 0;
   s = syscall(__NR_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0 ? 1 : -1;
+  if (s > 0 && pthread_atfork(NULL, NULL, bias_forked) != 0) s = -1;
   int zero = 0;
   atomic_compare_exchange_strong(&bias_state, &zero, s);
   return atomic_load(&bias_state) > 0;
@@ -852,8 +874,7 @@ __attribute__((noinline)) static uint32_t bias_revoke(_Atomic uint32_t *l, uint3
   if (!atomic_compare_exchange_strong_explicit(l, &cur, cur | LK_REVOKE, memory_order_acq_rel,
                                                memory_order_relaxed))
     return LK_AGAIN;
-  /* Registered before anyone biased (bias_on): cannot fail but for a kernel bug. */
-  if (syscall(__NR_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) != 0) abort();
+  bias_barrier();
   _Atomic uint32_t *sq = &bias_seq[owner].w;
   const uint32_t s = atomic_load_explicit(sq, memory_order_acquire);
   if (s & 1)

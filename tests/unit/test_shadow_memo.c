@@ -7,6 +7,8 @@
  * write undone by a concurrent store. */
 #include <pthread.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "clocks/access.h"
 #include "clocks/shadow.h"
@@ -310,6 +312,43 @@ static void test_hammer(void) {
      (unsigned long long)(b1 - b0), (unsigned long long)(r1 - r0));
 }
 
+/* A forked child takes back chunks biased to a thread of its parent (which does not exist in
+ * the child): the barrier and the wait must neither fail nor hang there. */
+static hrace_shadow_t fsh;
+static void *fork_owner(void *arg) {
+  view_t v;
+  view(&v, 0, 1);
+  hrace_aid_t w = lacc(0, 1, HRACE_ACC_WRITE);
+  for (int k = 0; k < 2; k++)
+    for (uint64_t off = 0; off < SZ; off += 8) access1(&fsh, off, 8, w, &v, sink, NULL);
+  view_free(&v);
+  return NULL;
+}
+static void test_fork(void) {
+  hrace__shadow_init_biased(&fsh, SZ);
+  pthread_t t;
+  pthread_create(&t, NULL, fork_owner, NULL);
+  pthread_join(t, NULL);
+  int biased = 0;
+  for (uint64_t c = 0; c < SZ / 4096; c++)
+    biased += (atomic_load(&fsh.locks[c]) & HRACE_SHADOW_LK_BIAS) != 0;
+  ok(biased == SZ / 4096, "a thread's single accesses biased every chunk (%d)", biased);
+  fflush(stdout);
+  pid_t pid = fork();
+  if (pid == 0) {
+    view_t v;
+    view(&v, 1, 1);
+    reset();
+    hrace__shadow_access(&fsh, 0, SZ, lacc(1, 1, HRACE_ACC_WRITE), &v.g, sink, NULL);
+    _exit(got.n > 0 ? 0 : 3);   /* the unordered write met the owner's */
+  }
+  int st = 0;
+  waitpid(pid, &st, 0);
+  ok(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+     "a forked child revoked them and met the owner's writes (status %d)", st);
+  hrace__shadow_free(&fsh);
+}
+
 int main(void) {
   test_verdicts();
   lost_writes(0, 0, "writer's ranges");
@@ -317,5 +356,6 @@ int main(void) {
   lost_writes(0, 1, "biased chunks, writer's ranges");
   lost_writes(1, 1, "biased chunks, writer's single accesses");
   test_hammer();
+  test_fork();
   return tap_done();
 }
