@@ -864,11 +864,11 @@ static inline int seq_odd(uint32_t me) {
 
 /* Take chunk word l, which read cur (LK_BIAS set), back from its owner, or wait while another
  * thread does. Returns LK_AGAIN when the caller should look at the word again. */
-__attribute__((noinline)) static uint32_t bias_revoke(_Atomic uint32_t *l, uint32_t cur) {
+__attribute__((noinline)) static uint32_t bias_revoke(_Atomic uint32_t *l, uint32_t cur,
+                                                      unsigned *spins) {
   const uint32_t owner = cur & LK_TOK;
-  unsigned spins = 0;
   if (cur & LK_REVOKE) {                       /* someone else is at it */
-    backoff_pause(&spins);
+    backoff_pause(spins);
     return LK_AGAIN;
   }
   if (!atomic_compare_exchange_strong_explicit(l, &cur, cur | LK_REVOKE, memory_order_acq_rel,
@@ -878,7 +878,7 @@ __attribute__((noinline)) static uint32_t bias_revoke(_Atomic uint32_t *l, uint3
   _Atomic uint32_t *sq = &bias_seq[owner].w;
   const uint32_t s = atomic_load_explicit(sq, memory_order_acquire);
   if (s & 1)
-    while (atomic_load_explicit(sq, memory_order_acquire) == s) backoff_pause(&spins);
+    while (atomic_load_explicit(sq, memory_order_acquire) == s) backoff_pause(spins);
   atomic_store_explicit(l, LK_SHARED, memory_order_release);
   atomic_fetch_add_explicit(&n_revoked, 1, memory_order_relaxed);
   return LK_AGAIN;
@@ -896,7 +896,7 @@ __attribute__((noinline)) static uint32_t chunk_lock_slow(_Atomic uint32_t *l, u
       backoff_pause(spins);
       return LK_AGAIN;
     }
-    return bias_revoke(l, cur);
+    return bias_revoke(l, cur, spins);
   }
   if ((cur & LK_TOK) == me) return LK_SKIP;
   if (cur & LK_TOK) backoff_pause(spins);
