@@ -63,7 +63,7 @@ static chunk_t *chunk_get(uintptr_t a, int make) {
     if (m != MAP_FAILED) {
       c = m;
       c->base = i << HRACE_FULL_CHUNK_BITS;
-      if (hrace__shadow_init(&c->sh, CHUNK) != 0) {
+      if (hrace__shadow_init_biased(&c->sh, CHUNK) != 0) {
         munmap(m, sizeof *c);
         c = NULL;
       } else {
@@ -243,7 +243,8 @@ void hrace__full_access(uintptr_t a, size_t n, uint16_t flags, uint16_t op, uint
  * tracked ranges (the caller tested the filter's bounds: not window memory), by a thread in an
  * ordinary state whose descriptor for this code address and segment is in its cache
  * (thread.h), where the shadow's memo of first-touch answers (clocks/shadow.h) already knows
- * what the granules' state becomes: then one store under the chunk's lock, or none. Second
+ * what the granules' state becomes: then one plain store in a chunk biased to this thread
+ * (clocks/shadow.c, "Biased chunks"), else one under the chunk's lock, or none. Second
  * chance, the shadow's first-touch path itself (hrace__shadow_quick: it meets no race there).
  * Returns 0, having changed nothing, for everything else, which hrace__full_access decides as
  * before. No flag `busy`: nothing here reaches the memcpy interposer. Against going through
@@ -273,7 +274,7 @@ static inline int full_fast(hrace_athread_t *at, uintptr_t a, unsigned n, uint16
   const uint64_t v = atomic_load_explicit(&gw[0], memory_order_acquire);
   if (!(m->id == id && m->l == &cx->l && m->v == v &&
         (n == 8 || atomic_load_explicit(&gw[1], memory_order_acquire) == v) &&
-        (m->next == v || hrace__shadow_replace(&c->sh, g, n / 8, v, m->next))) &&
+        (m->next == v || hrace__shadow_replace_fast(&c->sh, g, n / 8, v, m->next))) &&
       !hrace__shadow_quick(&c->sh, a - c->base, n, id, &cx->g))
     return 0;
   /* The stack's lowest address seen (hrace__full_switch); stk.min lies in [lo, hi]. */

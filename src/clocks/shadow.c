@@ -17,8 +17,9 @@
  * (touched only where used, unmapped with it), so there is nothing to free one by one.
  *
  * Concurrency (any number of application threads and the progress thread): every change is
- * made under the lock of the cells' chunk ("chunk locks" below), so most cells take plain
- * stores; lock-free readers only ever decide that an access changes nothing. The split
+ * made under the lock of the cells' chunk ("chunk locks" below; in full mode's shadow a chunk
+ * may be biased to one thread, which holds its lock for good until another thread revokes it),
+ * so most cells take plain stores; lock-free readers only ever decide that an access changes nothing. The split
  * protocol below predates the locks and is kept (it is correct with or without them): a
  * granule word goes from cell to pointer by CAS, so an update racing with the split fails
  * its CAS, sees bit 63 and starts over from the granule. Halves become bytes by first
@@ -34,10 +35,13 @@
 #include "clocks/table.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/membarrier.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 /* Read sets are immutable once published: a change allocates a new one, so a cell is always
@@ -60,7 +64,7 @@ static hrace_table_t rsets = HRACE_TABLE_INIT(rset_t);
 #define CELL_R(c) ((uint32_t)(c))
 
 typedef _Atomic uint64_t cell_t;
-#define CHUNK 512                      /* granules per chunk lock (4 KiB of the region) */
+#define CHUNK HRACE_SHADOW_CHUNK       /* granules per chunk lock (4 KiB of the region) */
 #define CAP8_LESS 768                  /* the 8-cell arena holds ngran + 256 blocks */
 /* Span summaries (see "spans" below): SPAN granules (512 bytes) that all hold one plain cell
  * can be recorded once, in the span's summary word (UNIFORM | cell), their granule words then
@@ -94,6 +98,8 @@ static void gen_bump(void) { atomic_fetch_add_explicit(&shadow_gen, 1, memory_or
 
 static int shadow_init(hrace_shadow_t *sh, uint64_t size, int spans) {
   gen_bump();
+  sh->biased = 0;
+  sh->locks = NULL;
   sh->size = size;
   sh->cells = NULL;
   if (!size) return 0;
@@ -116,11 +122,17 @@ static int shadow_init(hrace_shadow_t *sh, uint64_t size, int spans) {
   h->words = words;
   h->bytes = bytes;
   h->locks = locks;
+  sh->locks = (_Atomic uint32_t *)(void *)(sh->cells + locks);
   return 0;
 }
 
 int hrace__shadow_init(hrace_shadow_t *sh, uint64_t size) { return shadow_init(sh, size, 0); }
 int hrace__shadow_init_spans(hrace_shadow_t *sh, uint64_t size) { return shadow_init(sh, size, 1); }
+int hrace__shadow_init_biased(hrace_shadow_t *sh, uint64_t size) {
+  const int r = shadow_init(sh, size, 0);
+  sh->biased = 1;
+  return r;
+}
 
 void hrace__shadow_free(hrace_shadow_t *sh) {
   if (sh->cells) munmap((void *)sh->cells, head(sh)->bytes);
@@ -714,34 +726,207 @@ static void span_part(hrace_shadow_t *sh, uint64_t g, uint64_t e, acc_t *x) {
  * store, and either is a state the shadow was in. The lock word holds its holder's token, so a
  * thread that would wait for itself (a signal handler that touches window memory while the
  * thread it interrupted is inside this file) skips the chunk instead of hanging: that access
- * goes unchecked. */
+ * goes unchecked.
+ *
+ * Biased chunks (shadows made by hrace__shadow_init_biased: full mode's). The lock's CAS is
+ * most of what a single access costs where each access is the first of its segment on its
+ * granule (bench/README.md, "Session 14: full mode"). So the first thread whose single access
+ * (hrace__shadow_replace) finds a chunk's lock word free and never shared keeps the lock for
+ * good: the word says LK_BIAS | its token, and from then on it changes the chunk's cells with
+ * plain loads and stores, no atomic read-modify-write at all. What stands for the lock is the
+ * thread's *sequence word* (bias_seq below, in memory every thread can read): odd while it
+ * works on a chunk biased to it. It makes the word odd, then reads the lock word again (only a
+ * compiler barrier between the two), works if the word still names it, then makes the
+ * sequence even (release). Any other thread that wants the chunk (an access, a range, a clear,
+ * the progress thread's records) revokes the bias instead of locking (bias_revoke): it sets
+ * LK_REVOKE in the lock word by CAS, runs membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED), which
+ * puts a full memory barrier in every running thread of the process, and then waits until the
+ * owner's sequence word is even or has changed. The barrier pairs with the owner's compiler
+ * barrier as a full fence on both sides would (Dekker): either the owner's second read of the
+ * lock word sees LK_REVOKE (it works no more, and takes the lock like anyone from then on), or
+ * the revoker's read of the sequence sees it odd (it waits for the owner's work to end, whose
+ * stores its acquiring read then sees). Either way no plain store of the owner lands after the
+ * revoker, or anyone after it, read the cells; so no update is lost (the argument in full:
+ * docs/access.md, "Biased chunks"). The revoker then leaves the word LK_SHARED: free, and never
+ * biased again, so a chunk two threads share costs one revocation, not one per access. A chunk
+ * only one thread uses (a thread's part of an `omp for`) keeps its bias. */
 static _Atomic uint32_t tokens;
-static __thread uint32_t token __attribute__((tls_model("initial-exec")));
+__thread hrace_shadow_self_t hrace__shadow_self __attribute__((tls_model("initial-exec")));
+#define token (hrace__shadow_self.token)
 
-static _Atomic uint32_t *chunk_word(const hrace_shadow_t *sh, uint64_t c) {
-  return (_Atomic uint32_t *)(void *)(sh->cells + head(sh)->locks) + c;
+#define LK_BIAS HRACE_SHADOW_LK_BIAS   /* held for good by the token in the low bits */
+#define LK_REVOKE 0x40000000u          /* ... being taken back from it (with LK_BIAS) */
+#define LK_SHARED 0x20000000u          /* free or held, never to be biased again */
+#define LK_TOK 0x1FFFFFFFu
+/* What chunk_lock returns, besides the free word to put back (0 or LK_SHARED): */
+#define LK_SKIP 0xFFFFFFFFu            /* held by this very thread: skip the chunk */
+#define LK_OWN 0xFFFFFFFEu             /* biased to this thread: its sequence word is odd */
+#define LK_AGAIN 0xFFFFFFFDu           /* (bias_slow) look at the word again */
+
+/* The sequence words, by token, a cache line each (each is written on every biased access of
+ * its thread); threads with larger tokens never bias a chunk. Never freed: a revoker may read
+ * the word of a thread that has ended (even: it ended outside any access). */
+enum { NSEQ = 4096 };
+static struct {
+  _Alignas(64) _Atomic uint32_t w;
+} bias_seq[NSEQ];
+/* 1 when membarrier's private expedited command is registered (biasing is on), -1 when it is
+ * not available or biasing is off, 0 not yet known. */
+static _Atomic int bias_state;
+static _Atomic uint64_t n_biased, n_revoked;   /* chunks biased and revoked so far */
+
+void hrace__shadow_bias_counts(uint64_t *biased, uint64_t *revoked) {
+  *biased = atomic_load_explicit(&n_biased, memory_order_relaxed);
+  *revoked = atomic_load_explicit(&n_revoked, memory_order_relaxed);
 }
 
-__attribute__((always_inline)) static inline int chunk_lock(_Atomic uint32_t *l) {
+static _Atomic uint32_t *chunk_word(const hrace_shadow_t *sh, uint64_t c) { return sh->locks + c; }
+
+static uint32_t token_get(void) {
   uint32_t me = token;
-  if (HRACE_SHADOW_UNLIKELY(!me)) me = token = atomic_fetch_add(&tokens, 1) + 1;
+  if (HRACE_SHADOW_UNLIKELY(!me)) {
+    me = atomic_fetch_add(&tokens, 1) + 1;
+    if (me < NSEQ) hrace__shadow_self.seq = &bias_seq[me].w;
+    token = me;
+  }
+  return me;
+}
+
+/* In the child of a fork only the forking thread lives, outside any biased work of its own:
+ * no other sequence word can be odd there, whatever it was in the parent. */
+static void bias_forked(void) {
+  const uint32_t n = atomic_load_explicit(&tokens, memory_order_relaxed);
+  for (uint32_t t = 1; t <= n && t < NSEQ; t++)
+    if (atomic_load_explicit(&bias_seq[t].w, memory_order_relaxed) & 1)
+      atomic_store_explicit(&bias_seq[t].w, 0, memory_order_relaxed);
+}
+
+/* The revoker's barrier: every running thread of the process executes a full memory barrier.
+ * The registration may be gone (a forked child): register again; else the global command. */
+static void bias_barrier(void) {
+  if (syscall(__NR_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) == 0) return;
+  if (syscall(__NR_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0 &&
+      syscall(__NR_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) == 0)
+    return;
+  if (syscall(__NR_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0) == 0) return;
+  abort();   /* worked when the chunk was biased; no barrier now would risk lost updates */
+}
+
+static int bias_on(void) {
+  int s = atomic_load_explicit(&bias_state, memory_order_acquire);
+  if (HRACE_SHADOW_LIKELY(s)) return s > 0;
+  s = syscall(__NR_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0 ? 1 : -1;
+  if (s > 0 && pthread_atfork(NULL, NULL, bias_forked) != 0) s = -1;
+  int zero = 0;
+  atomic_compare_exchange_strong(&bias_state, &zero, s);
+  return atomic_load(&bias_state) > 0;
+}
+
+void hrace__shadow_bias_set(int on) {
+  if (!on) {
+    atomic_store(&bias_state, -1);
+    return;
+  }
+  atomic_store(&bias_state, 0);
+  (void)bias_on();
+}
+
+static void backoff_pause(unsigned *spins) {
+  if (++*spins > 64) sched_yield();
+#if defined(__x86_64__) || defined(__i386__)
+  else __builtin_ia32_pause();
+#endif
+}
+
+/* Enter this thread's biased work on the chunk of lock word l, which read LK_BIAS | me: 1 with
+ * the sequence word odd (leave with bias_leave), 0 when that is not possible (revoked
+ * meanwhile, or this thread is already inside such work: a signal handler). */
+static inline int bias_enter(_Atomic uint32_t *l, uint32_t me) {
+  _Atomic uint32_t *sq = hrace__shadow_self.seq;
+  const uint32_t s = atomic_load_explicit(sq, memory_order_relaxed);
+  if (HRACE_SHADOW_UNLIKELY(s & 1)) return 0;
+  atomic_store_explicit(sq, s + 1, memory_order_relaxed);
+  /* The revoker's membarrier makes this compiler barrier a full fence (see above). */
+  atomic_signal_fence(memory_order_seq_cst);
+  if (HRACE_SHADOW_LIKELY(atomic_load_explicit(l, memory_order_relaxed) == (LK_BIAS | me)))
+    return 1;
+  atomic_store_explicit(sq, s + 2, memory_order_release);
+  return 0;
+}
+static inline void bias_leave(uint32_t me) {
+  _Atomic uint32_t *sq = hrace__shadow_self.seq;
+  atomic_store_explicit(sq, atomic_load_explicit(sq, memory_order_relaxed) + 1,
+                        memory_order_release);
+}
+static inline int seq_odd(uint32_t me) {
+  return me < NSEQ && (atomic_load_explicit(&bias_seq[me].w, memory_order_relaxed) & 1);
+}
+
+/* Take chunk word l, which read cur (LK_BIAS set), back from its owner, or wait while another
+ * thread does. Returns LK_AGAIN when the caller should look at the word again. */
+__attribute__((noinline)) static uint32_t bias_revoke(_Atomic uint32_t *l, uint32_t cur,
+                                                      unsigned *spins) {
+  const uint32_t owner = cur & LK_TOK;
+  if (cur & LK_REVOKE) {                       /* someone else is at it */
+    backoff_pause(spins);
+    return LK_AGAIN;
+  }
+  if (!atomic_compare_exchange_strong_explicit(l, &cur, cur | LK_REVOKE, memory_order_acq_rel,
+                                               memory_order_relaxed))
+    return LK_AGAIN;
+  bias_barrier();
+  _Atomic uint32_t *sq = &bias_seq[owner].w;
+  const uint32_t s = atomic_load_explicit(sq, memory_order_acquire);
+  if (s & 1)
+    while (atomic_load_explicit(sq, memory_order_acquire) == s) backoff_pause(spins);
+  atomic_store_explicit(l, LK_SHARED, memory_order_release);
+  atomic_fetch_add_explicit(&n_revoked, 1, memory_order_relaxed);
+  return LK_AGAIN;
+}
+
+/* chunk_lock's cases beside a free word: the thread's own bias, a bias to revoke, a holder. */
+__attribute__((noinline)) static uint32_t chunk_lock_slow(_Atomic uint32_t *l, uint32_t cur,
+                                                          uint32_t me, unsigned *spins) {
+  if (cur & LK_BIAS) {
+    /* A thread inside its own biased work (a signal handler) neither waits nor revokes: the
+     * owner it would wait for may be waiting for it. */
+    if (seq_odd(me)) return LK_SKIP;
+    if ((cur & LK_TOK) == me && !(cur & LK_REVOKE)) return bias_enter(l, me) ? LK_OWN : LK_AGAIN;
+    if ((cur & LK_TOK) == me) {                /* being revoked from this thread: wait */
+      backoff_pause(spins);
+      return LK_AGAIN;
+    }
+    return bias_revoke(l, cur, spins);
+  }
+  if ((cur & LK_TOK) == me) return LK_SKIP;
+  if (cur & LK_TOK) backoff_pause(spins);
+  return LK_AGAIN;
+}
+
+/* Lock chunk word l: returns what chunk_unlock puts back (the free word, 0 or LK_SHARED),
+ * LK_OWN for a chunk biased to this thread, or LK_SKIP (the thread holds it already). */
+__attribute__((always_inline)) static inline uint32_t chunk_lock(_Atomic uint32_t *l) {
+  const uint32_t me = token_get();
   unsigned spins = 0;
   for (;;) {
-    uint32_t free_ = 0;
-    if (HRACE_SHADOW_LIKELY(atomic_compare_exchange_weak_explicit(l, &free_, me,
-                                                                  memory_order_acquire,
-                                                                  memory_order_relaxed)))
-      return 1;
-    if (free_ == me) return 0;
-    if (free_) {
-      if (++spins > 64) sched_yield();
-#if defined(__x86_64__) || defined(__i386__)
-      else __builtin_ia32_pause();
-#endif
+    uint32_t cur = atomic_load_explicit(l, memory_order_relaxed);
+    if (HRACE_SHADOW_LIKELY(!(cur & ~LK_SHARED))) {
+      if (HRACE_SHADOW_LIKELY(atomic_compare_exchange_weak_explicit(l, &cur, cur | me,
+                                                                    memory_order_acquire,
+                                                                    memory_order_relaxed)))
+        return cur;
+      continue;
     }
+    const uint32_t r = chunk_lock_slow(l, cur, me, &spins);
+    if (r != LK_AGAIN) return r;
   }
 }
-static void chunk_unlock(_Atomic uint32_t *l) { atomic_store_explicit(l, 0, memory_order_release); }
+static void chunk_unlock(_Atomic uint32_t *l, uint32_t how) {
+  if (how == LK_OWN)
+    bias_leave(token);
+  else
+    atomic_store_explicit(l, how, memory_order_release);
+}
 
 /* Does a summarized span (summary s, whose cell stands for access x) stand for x over its
  * granules [g, e), as far as a look without the lock can tell? Each exception inside must; a
@@ -803,7 +988,8 @@ static void apply(hrace_shadow_t *sh, uint64_t off, uint64_t len, acc_t *x) {
       if (g == cend) continue;
     }
     _Atomic uint32_t *lock = chunk_word(sh, c);
-    if (!chunk_lock(lock)) {
+    const uint32_t how = chunk_lock(lock);
+    if (how == LK_SKIP) {
       x->skipped = 1;
       g = cend;
       continue;
@@ -872,7 +1058,7 @@ static void apply(hrace_shadow_t *sh, uint64_t off, uint64_t len, acc_t *x) {
       else
         granule_apply(sh, g, m, valid, x);
     }
-    chunk_unlock(lock);
+    chunk_unlock(lock, how);
   }
 }
 
@@ -992,9 +1178,11 @@ static inline uint64_t qnext(uint64_t v, hrace_aid_t id, const qfact_t *n, const
   return (ow & or_ & QO_HB) ? CELL(w, id) : ~0ull;
 }
 
-static inline int chunk_lock(_Atomic uint32_t *l);
-static void chunk_unlock(_Atomic uint32_t *l);
+static inline uint32_t chunk_lock(_Atomic uint32_t *l);
+static void chunk_unlock(_Atomic uint32_t *l, uint32_t how);
 static _Atomic uint32_t *chunk_word(const hrace_shadow_t *sh, uint64_t c);
+static inline int words_store(hrace_shadow_t *sh, uint64_t g, unsigned k, uint64_t v0,
+                              uint64_t v1, uint64_t n0, uint64_t n1);
 
 /* The answers qnext gave this thread: in a loop, the granules an access meets mostly hold the
  * same state (what one access of the previous sweep, or of this one, left), so the answer for
@@ -1049,15 +1237,57 @@ __attribute__((noinline)) static int quick_slow(hrace_shadow_t *sh, uint64_t g, 
   }
   if (n0 == c0 && n1 == c1) return 1;          /* recorded already (or stood for) */
   if (v0 == TAG || v1 == TAG) return 0;
+  const int r = words_store(sh, g, (unsigned)len / 8, v0, v1, n0, n1);
+  if (r >= 0) return r;
   _Atomic uint32_t *lock = chunk_word(sh, g / CHUNK);
-  if (!chunk_lock(lock)) return 0;
+  const uint32_t how = chunk_lock(lock);
+  if (how == LK_SKIP) return 0;
   const int same = atomic_load_explicit(&gw[0], memory_order_relaxed) == v0 &&
                    (len == 8 || atomic_load_explicit(&gw[1], memory_order_relaxed) == v1);
   if (same) {                                  /* what the answers were worked out from */
     atomic_store_explicit(&gw[0], n0, memory_order_release);
     if (len == 16) atomic_store_explicit(&gw[1], n1, memory_order_release);
   }
-  chunk_unlock(lock);
+  chunk_unlock(lock, how);
+  return same;
+}
+
+/* Granules g (and g + 1 when k is 2) of one chunk: store n0 (n1) there if they still hold v0
+ * (v1), under the chunk's lock if it is free (a CAS), or with plain stores in a chunk biased to
+ * this thread, which a free chunk never shared becomes in a biased shadow. 1: stored; 0: the
+ * granules changed meanwhile, nothing stored; -1: the lock was not free (or is being revoked),
+ * nothing stored: chunk_lock must wait. */
+static inline int words_store(hrace_shadow_t *sh, uint64_t g, unsigned k, uint64_t v0,
+                              uint64_t v1, uint64_t n0, uint64_t n1) {
+  cell_t *gw = granules(sh) + g;
+  _Atomic uint32_t *lock = chunk_word(sh, g / CHUNK);
+  const uint32_t me = token;
+  uint32_t cur = atomic_load_explicit(lock, memory_order_relaxed), how = cur;
+  if (HRACE_SHADOW_LIKELY(cur == (LK_BIAS | me) && me)) {
+    if (!bias_enter(lock, me)) return -1;
+    how = LK_OWN;
+  } else {
+    if ((cur & ~LK_SHARED) || !me) return -1;
+    const uint32_t want = !cur && sh->biased && me < NSEQ && bias_on() ? LK_BIAS | me : cur | me;
+    if (!atomic_compare_exchange_strong_explicit(lock, &cur, want, memory_order_acquire,
+                                                 memory_order_relaxed))
+      return -1;
+    if (want & LK_BIAS) {                      /* this thread's for good, from now on */
+      atomic_fetch_add_explicit(&n_biased, 1, memory_order_relaxed);
+      if (!bias_enter(lock, me)) return -1;
+      how = LK_OWN;
+    }
+  }
+  const int same = atomic_load_explicit(&gw[0], memory_order_relaxed) == v0 &&
+                   (k == 1 || atomic_load_explicit(&gw[1], memory_order_relaxed) == v1);
+  if (same) {                                  /* what the answers were worked out from */
+    atomic_store_explicit(&gw[0], n0, memory_order_release);
+    if (k == 2) atomic_store_explicit(&gw[1], n1, memory_order_release);
+  }
+  if (how == LK_OWN)
+    bias_leave(me);
+  else
+    atomic_store_explicit(lock, how, memory_order_release);
   return same;
 }
 
@@ -1078,38 +1308,14 @@ int hrace__shadow_quick(hrace_shadow_t *sh, uint64_t off, uint64_t len, hrace_ai
   if (m->v != v0 || m->v != v1) return quick_slow(sh, g, len, id, l);
   const uint64_t n = m->next;
   if (n == v0) return 1;                       /* recorded already (or stood for) */
-  _Atomic uint32_t *lock = chunk_word(sh, g / CHUNK);
-  uint32_t free_ = 0, me = token;
-  if (!me || !atomic_compare_exchange_weak_explicit(lock, &free_, me, memory_order_acquire,
-                                                    memory_order_relaxed))
-    return quick_slow(sh, g, len, id, l);
-  const int same = atomic_load_explicit(&gw[0], memory_order_relaxed) == v0 &&
-                   (len == 8 || atomic_load_explicit(&gw[1], memory_order_relaxed) == v1);
-  if (same) {                                  /* what the answer was worked out from */
-    atomic_store_explicit(&gw[0], n, memory_order_release);
-    if (len == 16) atomic_store_explicit(&gw[1], n, memory_order_release);
-  }
-  chunk_unlock(lock);
-  return same;
+  const int r = words_store(sh, g, (unsigned)len / 8, v0, v1, n, n);
+  return r >= 0 ? r : quick_slow(sh, g, len, id, l);
 }
 
 int hrace__shadow_replace(hrace_shadow_t *sh, uint64_t g, unsigned k, uint64_t v,
                          uint64_t next) {
   if (g + k > head(sh)->ngran || (k == 2 && (g + 1) % CHUNK == 0)) return 0;
-  cell_t *gw = granules(sh) + g;
-  _Atomic uint32_t *lock = chunk_word(sh, g / CHUNK);
-  uint32_t free_ = 0, me = token;
-  if (!me || !atomic_compare_exchange_weak_explicit(lock, &free_, me, memory_order_acquire,
-                                                    memory_order_relaxed))
-    return 0;
-  const int same = atomic_load_explicit(&gw[0], memory_order_relaxed) == v &&
-                   (k == 1 || atomic_load_explicit(&gw[1], memory_order_relaxed) == v);
-  if (same) {                                  /* what the answer was worked out from */
-    atomic_store_explicit(&gw[0], next, memory_order_release);
-    if (k == 2) atomic_store_explicit(&gw[1], next, memory_order_release);
-  }
-  chunk_unlock(lock);
-  return same;
+  return words_store(sh, g, k, v, v, next, next) > 0;
 }
 
 /* ---- the ranges this thread's segment already recorded ----------------------------------- */

@@ -5,7 +5,8 @@
  * Cell = one 64-bit word per byte or run of bytes that share their state: the last write's
  * descriptor id, and the last read's id or a read set of up to HRACE_RSET_MAX concurrent
  * readers. Granularity follows the accesses (8 bytes, 4, or 1: shadow.c has the encoding and
- * its cost, 1 to 11 shadow bytes per byte). Changed under a lock per 4 KiB chunk, so the
+ * its cost, 1 to 11 shadow bytes per byte). Changed under a lock per 4 KiB chunk (or, in a
+ * chunk biased to one thread, by that thread with plain stores: shadow.c), so the
  * progress thread (remote records) and any number of application threads check the same
  * bytes; deciding that an access changes nothing takes no lock. An access that finds its own
  * id, or a plain access of its own thread and segment that stands for it, already recorded
@@ -27,6 +28,8 @@
 typedef struct hrace_shadow {
   _Atomic uint64_t *cells;   /* the region's shadow mapping (shadow.c), lazily backed */
   uint64_t size;             /* bytes covered */
+  _Atomic uint32_t *locks;   /* a lock word per HRACE_SHADOW_CHUNK granules (shadow.c) */
+  int biased;                /* chunks may be biased to a thread (hrace__shadow_init_biased) */
 } hrace_shadow_t;
 
 /* The steady state of a loop, for the access callbacks: does the 8 bytes at `off` (8-aligned,
@@ -57,6 +60,16 @@ int hrace__shadow_init(hrace_shadow_t *sh, uint64_t size);   /* 0 or -1 (errno) 
  * RMA operations cover whole rows; not for full mode's chunks (access/full.c writes granule
  * words itself). */
 int hrace__shadow_init_spans(hrace_shadow_t *sh, uint64_t size);
+/* The same, for full mode's chunks of all memory: a chunk (4 KiB of the region) that one
+ * thread's single accesses (hrace__shadow_replace) find free and never shared becomes biased to
+ * that thread, which then changes its cells with plain stores, no lock; any other thread that
+ * wants the chunk takes the bias back first, once (shadow.c, "Biased chunks"). */
+int hrace__shadow_init_biased(hrace_shadow_t *sh, uint64_t size);
+/* Biasing on (the default, where membarrier's private expedited command exists) or off, for
+ * every biased shadow from now on (tests and measurements; chunks biased already stay so). */
+void hrace__shadow_bias_set(int on);
+/* Chunks biased and biases revoked so far, in all shadows (tests and measurements). */
+void hrace__shadow_bias_counts(uint64_t *biased, uint64_t *revoked);
 void hrace__shadow_free(hrace_shadow_t *sh);
 
 /* Check access `id` over bytes [off, off+len) of the region against the recorded state, as
@@ -89,6 +102,54 @@ extern __thread hrace_shadow_memo_t hrace__shadow_memo[HRACE_SHADOW_MEMO][2]
  * store next there under their chunk's lock if they still hold v and the lock is free, and
  * return 1; else return 0, having changed nothing (hrace__shadow_quick decides). */
 int hrace__shadow_replace(hrace_shadow_t *sh, uint64_t g, unsigned k, uint64_t v, uint64_t next);
+
+/* Biased chunks (shadow.c, "Biased chunks"): a chunk lock word that says
+ * HRACE_SHADOW_LK_BIAS | token is held for good by the thread of that token, which works on
+ * the chunk's cells while its sequence word is odd. */
+#define HRACE_SHADOW_CHUNK 512                /* granules per chunk lock */
+#define HRACE_SHADOW_LK_BIAS 0x80000000u
+typedef struct hrace_shadow_self {
+  uint32_t token;                             /* 0 until the thread first locks a chunk */
+  _Atomic uint32_t *seq;                      /* its sequence word (NULL: it biases nothing) */
+} hrace_shadow_self_t;
+extern __thread hrace_shadow_self_t hrace__shadow_self __attribute__((tls_model("initial-exec")));
+
+/* hrace__shadow_replace's commonest case inline, for full mode's callbacks: granules of a
+ * chunk biased to the calling thread take plain stores, no atomic read-modify-write (the
+ * protocol's owner side, as bias_enter / bias_leave in shadow.c do it). 1: stored; 0: the
+ * granules no longer hold v, nothing stored; -1: the chunk is not biased to this thread (or is
+ * being revoked), nothing stored: hrace__shadow_replace decides. */
+static inline int hrace__shadow_replace_own(hrace_shadow_t *sh, uint64_t g, unsigned k,
+                                            uint64_t v, uint64_t next) {
+  _Atomic uint32_t *const l = sh->locks + g / HRACE_SHADOW_CHUNK;
+  const uint32_t mine = HRACE_SHADOW_LK_BIAS | hrace__shadow_self.token;
+  if (__builtin_expect(atomic_load_explicit(l, memory_order_relaxed) != mine, 0) ||
+      (k == 2 && (g + 1) % HRACE_SHADOW_CHUNK == 0))
+    return -1;
+  _Atomic uint32_t *const sq = hrace__shadow_self.seq;
+  const uint32_t s = atomic_load_explicit(sq, memory_order_relaxed);
+  if (s & 1) return -1;                         /* inside such work already: a signal handler */
+  atomic_store_explicit(sq, s + 1, memory_order_relaxed);
+  atomic_signal_fence(memory_order_seq_cst);    /* a full fence with the revoker's membarrier */
+  int r = -1;
+  if (__builtin_expect(atomic_load_explicit(l, memory_order_relaxed) == mine, 1)) {
+    _Atomic uint64_t *const gw = sh->cells + 8 + g;
+    r = atomic_load_explicit(&gw[0], memory_order_relaxed) == v &&
+        (k == 1 || atomic_load_explicit(&gw[1], memory_order_relaxed) == v);
+    if (r) {
+      atomic_store_explicit(&gw[0], next, memory_order_release);
+      if (k == 2) atomic_store_explicit(&gw[1], next, memory_order_release);
+    }
+  }
+  atomic_store_explicit(sq, s + 2, memory_order_release);
+  return r;
+}
+/* hrace__shadow_replace, trying hrace__shadow_replace_own first. */
+static inline int hrace__shadow_replace_fast(hrace_shadow_t *sh, uint64_t g, unsigned k,
+                                             uint64_t v, uint64_t next) {
+  const int r = hrace__shadow_replace_own(sh, g, k, v, next);
+  return r >= 0 ? r : hrace__shadow_replace(sh, g, k, v, next);
+}
 
 /* Shadow in use, for benchmarks and tests: granule words of the region (one per 8 bytes,
  * resident only where touched), and blocks of 2 and of 8 cells handed out to finer granules. */
