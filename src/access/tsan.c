@@ -263,7 +263,10 @@ __attribute__((noinline)) static void first_touch(uintptr_t a, unsigned n, uint1
  * prologue. (The cached range implies MPI is up: ranges exist only between MPI_Init and
  * MPI_Finalize.) */
 void hrace__access_more(uintptr_t a, unsigned n, uint16_t flags, uint16_t op, uintptr_t pc) {
-  if (HRACE_LIKELY(!hrace__filter_tracked(a, n))) {
+  /* Outside the tracked ranges' bounds, or on a page that holds no tracked byte (filter.h's
+   * page table: arrays and stack locals between the ranges). */
+  if (HRACE_LIKELY(!hrace__filter_tracked(a, n) || !hrace__filter_page(a))) {
+  untracked:
     if (atomic_load_explicit(&hrace__full_active, memory_order_relaxed)) {
       hrace__full_untracked(a, n, flags, op, pc);   /* full mode: all memory (full.h) */
       return;
@@ -272,7 +275,15 @@ void hrace__access_more(uintptr_t a, unsigned n, uint16_t flags, uint16_t op, ui
     return;
   }
   /* The steady state is window memory, which the history leaves to the shadow (check.h). */
-  if (HRACE_LIKELY(steady(&hrace__at, a, n, flags, pc))) return;
+  const hrace_athread_t *at = &hrace__at;
+  if (HRACE_LIKELY(steady(at, a, n, flags, pc))) return;
+  /* On such a page but in the gap between ranges or the idle buffer part this thread met last
+   * (thread.h): exact for the version, as tracked() would find them (a local beside a stack
+   * buffer: the `win` of bench/rma/manygets.c, 106 instructions through tracked()). */
+  const unsigned s = atomic_load_explicit(&hrace__filter_seq, memory_order_acquire);
+  if ((at->gseq == s && a >= at->glo && a + n <= at->ghi) ||
+      (at->iseq == s && a >= at->ilo && a + n <= at->ihi))
+    goto untracked;
   first_touch(a, n, flags, op, pc);
 }
 
