@@ -1,18 +1,16 @@
 /* hrace-test
  * ranks: 2
- * expect: race
+ * expect: no-race
  * openmp: yes
  * env: OMP_NUM_THREADS=2
- * pair: 46 50
- * pair: 47 51
  */
 /* Memory that becomes tracked while another thread has met it untracked (access/filter.h: the
  * page table, and the per-thread gap cache behind it). Rank 0's OpenMP thread 1 reads y and z
  * first: y shares a page with an idle get buffer (b, tracked: the thread caches the gap around
  * y), z lies on pages with no tracked byte (the page table lets its loads out). Thread 0 then
- * gets into both and flushes, and after an OpenMP barrier thread 1 stores to each: no race (it
- * reads both while the gets are in flight, in the race twin's place). Twin: gate_late_race.c,
- * the stores before the flush. */
+ * gets into both; thread 1 reads other elements of each while the gets are in flight (no race),
+ * and stores to each only after thread 0's flush and an OpenMP barrier: no race. Twin:
+ * gate_late_race.c, the stores before the flush. */
 #include <mpi.h>
 #include <omp.h>
 #include <stdio.h>
