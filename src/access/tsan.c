@@ -259,31 +259,46 @@ __attribute__((noinline)) static void first_touch(uintptr_t a, unsigned n, uint1
   tracked(a, n, flags, op, pc, 0);
 }
 
-/* Only tail calls here, so that neither the steady state nor the history's fast check pays a
+/* An access that meets no tracked range, while full mode or the history records: out of line,
+ * so that hrace__access_more saves no register on its way (with the history's fast check
+ * inlined there, it pushed and popped five on every access it handled: 10 of the ~100
+ * instructions the `win` load of bench/rma/manygets.c cost). */
+__attribute__((noinline)) static void untracked(uintptr_t a, unsigned n, uint16_t flags,
+                                                uint16_t op, uintptr_t pc) {
+  if (atomic_load_explicit(&hrace__full_active, memory_order_relaxed)) {
+    hrace__full_untracked(a, n, flags, op, pc);   /* full mode: all memory (full.h) */
+    return;
+  }
+  hrace__history_access(a, n, flags, op, pc);
+}
+
+/* Only tail calls here, so that neither the steady state nor the untracked path pays a
  * prologue. (The cached range implies MPI is up: ranges exist only between MPI_Init and
  * MPI_Finalize.) */
 void hrace__access_more(uintptr_t a, unsigned n, uint16_t flags, uint16_t op, uintptr_t pc) {
   /* Outside the tracked ranges' bounds, or on a page that holds no tracked byte (filter.h's
-   * page table: arrays and stack locals between the ranges). */
+   * page table: arrays and stack locals between the ranges). Full mode records only while the
+   * history does (a second thread runs): one flag says whether anything is left to do. */
   if (HRACE_LIKELY(!hrace__filter_tracked(a, n) || !hrace__filter_page(a))) {
-  untracked:
-    if (atomic_load_explicit(&hrace__full_active, memory_order_relaxed)) {
-      hrace__full_untracked(a, n, flags, op, pc);   /* full mode: all memory (full.h) */
-      return;
-    }
-    hrace__history_access(a, n, flags, op, pc);
+  out:
+    if (HRACE_UNLIKELY(hrace__filter_history() ||
+                       atomic_load_explicit(&hrace__full_active, memory_order_relaxed)))
+      untracked(a, n, flags, op, pc);
     return;
   }
-  /* The steady state is window memory, which the history leaves to the shadow (check.h). */
   const hrace_athread_t *at = &hrace__at;
-  if (HRACE_LIKELY(steady(at, a, n, flags, pc))) return;
-  /* On such a page but in the gap between ranges or the idle buffer part this thread met last
-   * (thread.h): exact for the version, as tracked() would find them (a local beside a stack
-   * buffer: the `win` of bench/rma/manygets.c, 106 instructions through tracked()). */
-  const unsigned s = atomic_load_explicit(&hrace__filter_seq, memory_order_acquire);
-  if ((at->gseq == s && a >= at->glo && a + n <= at->ghi) ||
-      (at->iseq == s && a >= at->ilo && a + n <= at->ihi))
-    goto untracked;
+  if (in_cached(at, a, n)) {
+    /* The steady state is window memory, which the history leaves to the shadow (check.h). */
+    if (HRACE_LIKELY(steady(at, a, n, flags, pc))) return;
+  } else {
+    /* On such a page but in the gap between ranges or the idle buffer part this thread met
+     * last (thread.h): exact for the version, as tracked() would find them (a local beside a
+     * stack buffer: the `win` of bench/rma/manygets.c, 106 instructions through tracked()). */
+    const unsigned s = atomic_load_explicit(&hrace__filter_seq, memory_order_acquire);
+    if ((at->gseq == s && a >= at->glo && a + n <= at->ghi) ||
+        (at->iseq == s && a >= at->ilo && a + n <= at->ihi))
+      goto out;
+  }
   first_touch(a, n, flags, op, pc);
 }
 
