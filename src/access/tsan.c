@@ -276,29 +276,37 @@ __attribute__((noinline)) static void untracked(uintptr_t a, unsigned n, uint16_
  * prologue. (The cached range implies MPI is up: ranges exist only between MPI_Init and
  * MPI_Finalize.) */
 void hrace__access_more(uintptr_t a, unsigned n, uint16_t flags, uint16_t op, uintptr_t pc) {
+  const hrace_athread_t *at = &hrace__at;
   /* Outside the tracked ranges' bounds, or on a page that holds no tracked byte (filter.h's
    * page table: arrays and stack locals between the ranges). Full mode records only while the
-   * history does (a second thread runs): one flag says whether anything is left to do. */
-  if (HRACE_LIKELY(!hrace__filter_tracked(a, n) || !hrace__filter_page(a))) {
+   * history does (a second thread runs): one flag says whether anything is left to do. The
+   * last part of a window this thread met goes first, so that the steady state of a loop over
+   * a window pays no look-up in the page table (it is window memory there if the version is
+   * still the part's: steady() checks). */
+  if (HRACE_LIKELY(!hrace__filter_tracked(a, n))) {
   out:
     if (HRACE_UNLIKELY(hrace__filter_history() ||
                        atomic_load_explicit(&hrace__full_active, memory_order_relaxed)))
       untracked(a, n, flags, op, pc);
     return;
   }
-  const hrace_athread_t *at = &hrace__at;
-  if (in_cached(at, a, n)) {
-    /* The steady state is window memory, which the history leaves to the shadow (check.h). */
-    if (HRACE_LIKELY(steady(at, a, n, flags, pc))) return;
-  } else {
-    /* On such a page but in the gap between ranges or the idle buffer part this thread met
-     * last (thread.h): exact for the version, as tracked() would find them (a local beside a
-     * stack buffer: the `win` of bench/rma/manygets.c, 106 instructions through tracked()). */
-    const unsigned s = atomic_load_explicit(&hrace__filter_seq, memory_order_acquire);
-    if ((at->gseq == s && a >= at->glo && a + n <= at->ghi) ||
-        (at->iseq == s && a >= at->ilo && a + n <= at->ihi))
-      goto out;
+  if (!(a >= at->rlo && a + n <= at->rhi)) {
+    if (HRACE_LIKELY(!hrace__filter_page(a))) goto out;
+    if (!(a >= at->rlo2 && a + n <= at->rhi2)) {
+      /* On such a page but in the gap between ranges or the idle buffer part this thread met
+       * last (thread.h): exact for the version, as tracked() would find them (a local beside
+       * a stack buffer: the `win` of bench/rma/manygets.c, 106 instructions through
+       * tracked()). */
+      const unsigned s = atomic_load_explicit(&hrace__filter_seq, memory_order_acquire);
+      if ((at->gseq == s && a >= at->glo && a + n <= at->ghi) ||
+          (at->iseq == s && a >= at->ilo && a + n <= at->ihi))
+        goto out;
+      first_touch(a, n, flags, op, pc);
+      return;
+    }
   }
+  /* The steady state is window memory, which the history leaves to the shadow (check.h). */
+  if (HRACE_LIKELY(steady(at, a, n, flags, pc))) return;
   first_touch(a, n, flags, op, pc);
 }
 
@@ -332,6 +340,7 @@ HOOK void __tsan_func_entry(void *pc) {
 #else
   t->sps[d % HRACE_SSTACK] = (uintptr_t)__builtin_frame_address(0);
 #endif
+  t->stamps[d % HRACE_SSTACK] = ++t->nstamp;   /* thread.h: hrace__athread_stack_ver */
   t->depth = d + 1;
 }
 HOOK void __tsan_func_exit(void) {
