@@ -4,7 +4,8 @@
  * read (two relaxed loads and one compare for an access of up to 16 bytes; measured in
  * bench/access: 0.5-0.6 ns against 0.4-0.5 ns for an empty callback).
  *
- * Behind the gate, the tracked ranges are a sorted array updated in place under a sequence
+ * Behind the gate, the page table (below: which 4 KiB pages hold a tracked byte) lets out the
+ * accesses that fall between ranges; behind it, the tracked ranges are a sorted array updated in place under a sequence
  * lock: readers (the access slow path, any thread) take no lock and write nothing, and retry
  * when a writer moved the array under them. Arrays are never unmapped (a grown one keeps the
  * old, so a reader that raced with the growth reads stale but valid memory and retries);
