@@ -5,12 +5,12 @@
  * bench/access: 0.5-0.6 ns against 0.4-0.5 ns for an empty callback).
  *
  * Behind the gate, the page table (below: which 4 KiB pages hold a tracked byte) lets out the
- * accesses that fall between ranges; behind it, the tracked ranges are a sorted array updated
- * in place under a sequence lock: readers (the access slow path, any thread) take no lock and write nothing, and retry
- * when a writer moved the array under them. Arrays are never unmapped (a grown one keeps the
- * old, so a reader that raced with the growth reads stale but valid memory and retries);
- * owners handed to hrace__filter_add must stay valid after their removal for the same reason
- * (windows and in-flight operations are pooled, never freed while the process runs). */
+ * accesses that fall between ranges; behind it, the tracked ranges are a sorted array updated in
+ * place under a sequence lock: readers (the access slow path, any thread) take no lock and write
+ * nothing, and retry when a writer moved the array under them. Arrays are never unmapped (a grown
+ * one keeps the old, so a reader that raced with the growth reads stale but valid memory and
+ * retries); owners handed to hrace__filter_add must stay valid after their removal for the same
+ * reason (windows and in-flight operations are pooled, never freed while the process runs). */
 #ifndef HRACE_ACCESS_FILTER_H
 #define HRACE_ACCESS_FILTER_H
 #include <stdatomic.h>

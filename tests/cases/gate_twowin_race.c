@@ -20,7 +20,7 @@ int main(int argc, char **argv) {
   MPI_Win w1, w2;
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  double *blk = aligned_alloc(4096, 4096);   /* [0, 64) window 1, [64, 128) f, [128, 192) window 2 */
+  double *blk = aligned_alloc(4096, 4096);   /* [0,64) window 1, [64,128) f, [128,192) window 2 */
   double *f = blk + 64, *x2 = blk + 128;
   for (int i = 0; i < 512; i++) blk[i] = i;
   MPI_Win_create(blk, 64 * sizeof(double), sizeof(double), MPI_INFO_NULL, MPI_COMM_WORLD, &w1);

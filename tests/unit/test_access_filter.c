@@ -246,7 +246,8 @@ static void test_readers(void) {
   atomic_store(&stop, 1);
   pthread_join(th, NULL);
   ok(atomic_load(&rounds) > 10, "the writer ran %ld rounds of 80 changes meanwhile", atomic_load(&rounds));
-  is_int(0, misses, "the gate and the page table never shut a live range out while others came and went");
+  is_int(0, misses,
+         "the gate and the page table never shut a live range out while others came and went");
   is_int(0, wrong, "find always returned exactly the live range");
   hrace__filter_remove(OW(250));
 }
