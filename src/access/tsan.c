@@ -277,12 +277,14 @@ __attribute__((noinline)) static void untracked(uintptr_t a, unsigned n, uint16_
  * MPI_Finalize.) */
 void hrace__access_more(uintptr_t a, unsigned n, uint16_t flags, uint16_t op, uintptr_t pc) {
   const hrace_athread_t *at = &hrace__at;
-  /* Outside the tracked ranges' bounds, or on a page that holds no tracked byte (filter.h's
-   * page table: arrays and stack locals between the ranges). Full mode records only while the
-   * history does (a second thread runs): one flag says whether anything is left to do. The
-   * last part of a window this thread met goes first, so that the steady state of a loop over
-   * a window pays no look-up in the page table (it is window memory there if the version is
-   * still the part's: steady() checks). */
+  /* Outside the tracked ranges' bounds, in the gap or idle part this thread met last, or on a
+   * page that holds no tracked byte (filter.h's page table: arrays and stack locals between
+   * the ranges). Full mode records only while the history does (a second thread runs): one
+   * flag says whether anything is left to do. The last part of a window this thread met goes
+   * first, so that the steady state of a loop over a window pays for neither (it is window
+   * memory there if the version is still the part's: steady() checks). The caches go before
+   * the page table: a local beside a stack buffer is on a page with a bit but in the gap
+   * (manygets' load of `win`: 48 instructions, 67 the other way round). */
   if (HRACE_LIKELY(!hrace__filter_tracked(a, n))) {
   out:
     if (HRACE_UNLIKELY(hrace__filter_history() ||
@@ -291,16 +293,13 @@ void hrace__access_more(uintptr_t a, unsigned n, uint16_t flags, uint16_t op, ui
     return;
   }
   if (!(a >= at->rlo && a + n <= at->rhi)) {
-    if (HRACE_LIKELY(!hrace__filter_page(a))) goto out;
+    /* The gap and idle caches (thread.h) are exact for their version, as tracked() would
+     * find them (through tracked(), manygets' load of `win` cost 106 instructions). */
+    const unsigned s = atomic_load_explicit(&hrace__filter_seq, memory_order_acquire);
+    if ((at->gseq == s && a >= at->glo && a + n <= at->ghi) ||
+        (at->iseq == s && a >= at->ilo && a + n <= at->ihi) || !hrace__filter_page(a))
+      goto out;
     if (!(a >= at->rlo2 && a + n <= at->rhi2)) {
-      /* On such a page but in the gap between ranges or the idle buffer part this thread met
-       * last (thread.h): exact for the version, as tracked() would find them (a local beside
-       * a stack buffer: the `win` of bench/rma/manygets.c, 106 instructions through
-       * tracked()). */
-      const unsigned s = atomic_load_explicit(&hrace__filter_seq, memory_order_acquire);
-      if ((at->gseq == s && a >= at->glo && a + n <= at->ghi) ||
-          (at->iseq == s && a >= at->ilo && a + n <= at->ihi))
-        goto out;
       first_touch(a, n, flags, op, pc);
       return;
     }
