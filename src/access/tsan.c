@@ -259,16 +259,12 @@ __attribute__((noinline)) static void first_touch(uintptr_t a, unsigned n, uint1
   tracked(a, n, flags, op, pc, 0);
 }
 
-/* An access that meets no tracked range, while full mode or the history records: out of line,
- * so that hrace__access_more saves no register on its way (with the history's fast check
- * inlined there, it pushed and popped five on every access it handled: 10 of the ~100
- * instructions the `win` load of bench/rma/manygets.c cost). */
+/* An access that meets no tracked range, while the history records: out of line, so that
+ * hrace__access_more saves no register on its way (with the history's fast check inlined
+ * there, it pushed and popped five on every access it handled: 10 of the ~100 instructions the
+ * `win` load of bench/rma/manygets.c cost). */
 __attribute__((noinline)) static void untracked(uintptr_t a, unsigned n, uint16_t flags,
                                                 uint16_t op, uintptr_t pc) {
-  if (atomic_load_explicit(&hrace__full_active, memory_order_relaxed)) {
-    hrace__full_untracked(a, n, flags, op, pc);   /* full mode: all memory (full.h) */
-    return;
-  }
   hrace__history_access(a, n, flags, op, pc);
 }
 
@@ -279,17 +275,18 @@ void hrace__access_more(uintptr_t a, unsigned n, uint16_t flags, uint16_t op, ui
   const hrace_athread_t *at = &hrace__at;
   /* Outside the tracked ranges' bounds, in the gap or idle part this thread met last, or on a
    * page that holds no tracked byte (filter.h's page table: arrays and stack locals between
-   * the ranges). Full mode records only while the history does (a second thread runs): one
-   * flag says whether anything is left to do. The last part of a window this thread met goes
-   * first, so that the steady state of a loop over a window pays for neither (it is window
-   * memory there if the version is still the part's: steady() checks). The caches go before
-   * the page table: a local beside a stack buffer is on a page with a bit but in the gap
-   * (manygets' load of `win`: 48 instructions, 67 the other way round). */
+   * the ranges). The last part of a window this thread met goes first, so that the steady
+   * state of a loop over a window pays for neither (it is window memory there if the version
+   * is still the part's: steady() checks). The caches go before the page table: a local
+   * beside a stack buffer is on a page with a bit but in the gap (manygets' load of `win`: 48
+   * instructions, 67 the other way round). */
   if (HRACE_LIKELY(!hrace__filter_tracked(a, n))) {
   out:
-    if (HRACE_UNLIKELY(hrace__filter_history() ||
-                       atomic_load_explicit(&hrace__full_active, memory_order_relaxed)))
-      untracked(a, n, flags, op, pc);
+    if (atomic_load_explicit(&hrace__full_active, memory_order_relaxed)) {
+      hrace__full_untracked(a, n, flags, op, pc);   /* full mode: all memory (full.h) */
+      return;
+    }
+    if (HRACE_UNLIKELY(hrace__filter_history())) untracked(a, n, flags, op, pc);
     return;
   }
   if (!(a >= at->rlo && a + n <= at->rhi)) {
