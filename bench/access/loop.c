@@ -22,8 +22,12 @@
 #endif
 
 #define N 2048                       /* doubles per array */
+#ifndef REPS
 #define REPS 2000                    /* passes per timing: 4M accesses */
+#endif
+#ifndef TIMINGS
 #define TIMINGS 7
+#endif
 
 static double now(void) {
   struct timespec t;
@@ -31,17 +35,20 @@ static double now(void) {
   return t.tv_sec + 1e-9 * t.tv_nsec;
 }
 
-__attribute__((noinline)) static double rd(const double *a) {
-  double s = 0;
-  for (long r = 0; r < REPS; r++)
-    for (int i = 0; i < N; i++) s += a[i];
-  return s;
-}
-
-__attribute__((noinline)) static void wr(double *a) {
-  for (long r = 0; r < REPS; r++)
-    for (int i = 0; i < N; i++) a[i] = (double)i;
-}
+/* One copy of the read and write loops per row, so that a profile (bench/access/cg.sh:
+ * callgrind's instructions per access) tells the rows apart by function. */
+#define LOOPS(row)                                                                               \
+  __attribute__((noinline)) static double rd_##row(const double *a) {                           \
+    double s = 0;                                                                                \
+    for (long r = 0; r < REPS; r++)                                                              \
+      for (int i = 0; i < N; i++) s += a[i];                                                     \
+    return s;                                                                                    \
+  }                                                                                              \
+  __attribute__((noinline)) static void wr_##row(double *a) {                                    \
+    for (long r = 0; r < REPS; r++)                                                              \
+      for (int i = 0; i < N; i++) a[i] = (double)i;                                              \
+  }
+LOOPS(miss) LOOPS(gap) LOOPS(win) LOOPS(hist)
 
 __attribute__((noinline)) static void cp(char *d, const char *s) {
   for (long r = 0; r < REPS; r++) memcpy(d, s, 4096);
@@ -54,8 +61,10 @@ static int cmp(const void *x, const void *y) {
 
 static volatile double sink;
 
-/* Median ns per unit of `what` (0 read, 1 write, 2 memcpy) on a, over `units` units. */
-static double measure(int what, double *a, const char *src, double units) {
+/* Median ns per unit of `what` (0 read, 1 write, 2 memcpy) on a, over `units` units, with the
+ * row's loops rd / wr. */
+static double measure_(int what, double *a, const char *src, double units,
+                       double (*rd)(const double *), void (*wr)(double *)) {
   double t[TIMINGS];
   for (int k = 0; k < TIMINGS; k++) {
     double t0 = now();
@@ -67,6 +76,7 @@ static double measure(int what, double *a, const char *src, double units) {
   qsort(t, TIMINGS, sizeof t[0], cmp);
   return t[TIMINGS / 2] * 1e9 / units;
 }
+#define measure(what, a, src, units, row) measure_(what, a, src, units, rd_##row, wr_##row)
 
 __attribute__((noinline)) static void *touch(void *arg) {
   *(volatile double *)arg = 1;       /* instrumented code on a second thread */
@@ -92,18 +102,18 @@ int main(int argc, char **argv) {
   MPI_Win_create(pair, 4096, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &w2);
   MPI_Win_create(pair + 4096 + N * sizeof(double), 4096, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &w3);
 #endif
-  printf("miss-read %.3f\n", measure(0, outside, src, acc));
-  printf("miss-write %.3f\n", measure(1, outside, src, acc));
-  printf("gap-read %.3f\n", measure(0, gap, src, acc));
-  printf("win-read %.3f\n", measure(0, win, src, acc));
-  printf("win-write %.3f\n", measure(1, win, src, acc));
-  printf("memcpy-out %.3f\n", measure(2, outside, src, REPS));
-  printf("memcpy-in %.3f\n", measure(2, win, src, REPS));
+  printf("miss-read %.3f\n", measure(0, outside, src, acc, miss));
+  printf("miss-write %.3f\n", measure(1, outside, src, acc, miss));
+  printf("gap-read %.3f\n", measure(0, gap, src, acc, gap));
+  printf("win-read %.3f\n", measure(0, win, src, acc, win));
+  printf("win-write %.3f\n", measure(1, win, src, acc, win));
+  printf("memcpy-out %.3f\n", measure(2, outside, src, REPS, miss));
+  printf("memcpy-in %.3f\n", measure(2, win, src, REPS, win));
   pthread_t th;
   pthread_create(&th, NULL, touch, &outside[N - 1]);
   pthread_join(th, NULL);
-  printf("hist-read %.3f\n", measure(0, outside, src, acc));
-  printf("hist-write %.3f\n", measure(1, outside, src, acc));
+  printf("hist-read %.3f\n", measure(0, outside, src, acc, hist));
+  printf("hist-write %.3f\n", measure(1, outside, src, acc, hist));
 #ifdef USE_MPI
   MPI_Win_free(&w1);
   MPI_Win_free(&w2);

@@ -36,7 +36,7 @@ void hrace__access_more(uintptr_t a, unsigned n, uint16_t flags, uint16_t op, ui
 /* Might [a, a+n) meet a tracked range: inside the ranges' bounds and not in the gap between
  * ranges this thread met last (thread.h)? */
 static inline bool hrace__access_maybe_tracked(uintptr_t a, size_t n) {
-  if (HRACE_LIKELY(!hrace__filter_tracked(a, n))) return false;
+  if (HRACE_LIKELY(!hrace__filter_tracked(a, n) || !hrace__filter_page_range(a, n))) return false;
   const hrace_athread_t *t = &hrace__at;
   return !(t->gseq == atomic_load_explicit(&hrace__filter_seq, memory_order_acquire) &&
            a >= t->glo && a + n <= t->ghi);

@@ -13,6 +13,7 @@
 #include <string.h>
 
 hrace_gate_t hrace__gate;
+_Atomic(hrace_page_leaf_t *) hrace__filter_pages[HRACE_FILTER_TOP];
 
 typedef struct ent {
   _Atomic uintptr_t lo, hi, maxhi;
@@ -179,6 +180,73 @@ static void fix_maxhi(arr_t *ar, unsigned i, unsigned n) {
   }
 }
 
+/* ---- the page table (filter.h) ------------------------------------------------------------ */
+
+#define LEAF_WORDS (1u << (HRACE_FILTER_LEAF_BITS - HRACE_FILTER_PAGE_BITS - 6))
+
+/* The pages [p0, p1] (page numbers) an entry [lo, hi) sets: its bytes and the slack before. */
+static void range_pages(uintptr_t lo, uintptr_t hi, uintptr_t *p0, uintptr_t *p1) {
+  lo = lo > HRACE_FILTER_SLACK ? lo - HRACE_FILTER_SLACK : 0;
+  *p0 = lo >> HRACE_FILTER_PAGE_BITS;
+  *p1 = (hi - 1) >> HRACE_FILTER_PAGE_BITS;
+}
+
+/* The word holding page p's bit; the leaf is made (zeroed, then published) when `make`. */
+static _Atomic uint64_t *page_word(uintptr_t p, int make) {
+  _Atomic(hrace_page_leaf_t *) *top =
+      &hrace__filter_pages[(p >> (HRACE_FILTER_LEAF_BITS - HRACE_FILTER_PAGE_BITS)) &
+                           (HRACE_FILTER_TOP - 1)];
+  hrace_page_leaf_t *l = LD(*top);
+  if (!l) {
+    if (!make) return NULL;
+    if (!(l = calloc(1, sizeof *l))) abort();
+    atomic_store_explicit(top, l, memory_order_release);
+  }
+  return &l->w[(p >> 6) & (LEAF_WORDS - 1)];
+}
+
+/* The bits of pages p .. q (q - p < 64, one word) in their word. */
+static uint64_t word_mask(uintptr_t p, uintptr_t q) {
+  unsigned a = p & 63, b = q & 63;
+  return (b == 63 ? ~0ull : (1ull << (b + 1)) - 1) & ~((1ull << a) - 1);
+}
+
+/* Set the bits of [lo, hi)'s pages: before the range enters the array. */
+static void pages_set(uintptr_t lo, uintptr_t hi) {
+  uintptr_t p0, p1;
+  range_pages(lo, hi, &p0, &p1);
+  for (uintptr_t p = p0; p <= p1; p = (p | 63) + 1) {
+    uintptr_t q = (p | 63) < p1 ? (p | 63) : p1;
+    _Atomic uint64_t *w = page_word(p, 1);
+    uint64_t m = word_mask(p, q);
+    if ((LD(*w) & m) != m) atomic_store_explicit(w, LD(*w) | m, memory_order_release);
+    if (q == UINTPTR_MAX >> HRACE_FILTER_PAGE_BITS) break;
+  }
+}
+
+/* After [lo, hi) left the array (ar[0..n) is what remains): its pages' bits, each word stored
+ * once with what the remaining entries still set there, so that no bit a remaining range needs
+ * is ever clear. */
+static void pages_clear(uintptr_t lo, uintptr_t hi, arr_t *ar, unsigned n) {
+  uintptr_t p0, p1;
+  range_pages(lo, hi, &p0, &p1);
+  for (uintptr_t p = p0; p <= p1; p = (p | 63) + 1) {
+    uintptr_t q = (p | 63) < p1 ? (p | 63) : p1;
+    _Atomic uint64_t *w = page_word(p, 0);
+    if (!w) continue;
+    uint64_t keep = 0;
+    for (unsigned i = 0; ar && i < n; i++) {
+      uintptr_t s0, s1;
+      range_pages(LD(ar->e[i].lo), LD(ar->e[i].hi), &s0, &s1);
+      if (s1 < p || s0 > q) continue;
+      keep |= word_mask(s0 > p ? s0 : p, s1 < q ? s1 : q);
+    }
+    uint64_t m = word_mask(p, q), v = (LD(*w) & ~m) | keep;
+    if (v != LD(*w)) atomic_store_explicit(w, v, memory_order_release);
+    if (q == UINTPTR_MAX >> HRACE_FILTER_PAGE_BITS) break;
+  }
+}
+
 /* Set the bounds [lo, hi) (slack applied here) in both halves of the gate: two plain stores
  * each, whatever a reader in between sees covers every range live throughout (filter.h); the
  * callbacks' bounds stay everything while the history records. */
@@ -235,6 +303,7 @@ void hrace__filter_add(uintptr_t lo, uintptr_t hi, int kind, void *owner) {
   /* Widen the gate before the range exists, so no access to it after we return is missed. */
   uintptr_t glo = n ? LD(ar->e[0].lo) : lo, ghi = n ? LD(ar->e[n - 1].maxhi) : hi;
   set_gate(lo < glo ? lo : glo, hi > ghi ? hi : ghi);
+  pages_set(lo, hi);
 
   unsigned at = n;
   while (at > 0 && LD(ar->e[at - 1].lo) > lo) at--;
@@ -269,10 +338,18 @@ static void remove_where(int (*drop)(void *owner, int kind, void *arg), void *ar
     pthread_mutex_unlock(&mu);
     return;
   }
+  /* The dropped entries' spans, for their pages' bits once they are gone. */
+  uintptr_t one[2 * 16], *gone = one;
+  unsigned ngone = 0;
+  if (n - first > 16 && !(gone = malloc(2 * (size_t)(n - first) * sizeof *gone))) abort();
   write_begin();
   k = first;
   for (unsigned i = first; i < n; i++) {
-    if (drop(LD(ar->e[i].owner), LD(ar->e[i].kind), arg)) continue;
+    if (drop(LD(ar->e[i].owner), LD(ar->e[i].kind), arg)) {
+      gone[2 * ngone] = LD(ar->e[i].lo);
+      gone[2 * ngone++ + 1] = LD(ar->e[i].hi);
+      continue;
+    }
     ST(ar->e[k].lo, LD(ar->e[i].lo));
     ST(ar->e[k].hi, LD(ar->e[i].hi));
     ST(ar->e[k].owner, LD(ar->e[i].owner));
@@ -283,6 +360,8 @@ static void remove_where(int (*drop)(void *owner, int kind, void *arg), void *ar
   ST(count, k);
   write_end();
   publish_gate(ar, k);   /* narrow after the ranges are gone */
+  for (unsigned i = 0; i < ngone; i++) pages_clear(gone[2 * i], gone[2 * i + 1], ar, k);
+  if (gone != one) free(gone);
   pthread_mutex_unlock(&mu);
 }
 

@@ -4,12 +4,13 @@
  * read (two relaxed loads and one compare for an access of up to 16 bytes; measured in
  * bench/access: 0.5-0.6 ns against 0.4-0.5 ns for an empty callback).
  *
- * Behind the gate, the tracked ranges are a sorted array updated in place under a sequence
- * lock: readers (the access slow path, any thread) take no lock and write nothing, and retry
- * when a writer moved the array under them. Arrays are never unmapped (a grown one keeps the
- * old, so a reader that raced with the growth reads stale but valid memory and retries);
- * owners handed to hrace__filter_add must stay valid after their removal for the same reason
- * (windows and in-flight operations are pooled, never freed while the process runs). */
+ * Behind the gate, the page table (below: which 4 KiB pages hold a tracked byte) lets out the
+ * accesses that fall between ranges; behind it, the tracked ranges are a sorted array updated in
+ * place under a sequence lock: readers (the access slow path, any thread) take no lock and write
+ * nothing, and retry when a writer moved the array under them. Arrays are never unmapped (a grown
+ * one keeps the old, so a reader that raced with the growth reads stale but valid memory and
+ * retries); owners handed to hrace__filter_add must stay valid after their removal for the same
+ * reason (windows and in-flight operations are pooled, never freed while the process runs). */
 #ifndef HRACE_ACCESS_FILTER_H
 #define HRACE_ACCESS_FILTER_H
 #include <stdatomic.h>
@@ -69,6 +70,45 @@ static inline bool hrace__filter_maybe(uintptr_t a) {
   uintptr_t lo = atomic_load_explicit(&hrace__gate.lo, memory_order_relaxed);
   return a - lo < atomic_load_explicit(&hrace__gate.hi, memory_order_relaxed) - lo;
 }
+/* Behind the bounds, which a program's other arrays and stack locals often lie between (the
+ * `win` local beside a get's stack buffer, a kernel's arrays between its window and its
+ * buffers), the page table: one bit per 4 KiB page of address space, set while a page holds a
+ * tracked byte or one of the HRACE_FILTER_SLACK bytes before a range, in a leaf bitmap per GiB
+ * (32 KiB, made on the first range there and kept) under a top-level table of the 2^17 GiB of a
+ * 47-bit address space (higher addresses alias lower ones: a bit of another page answers for
+ * them, which can only send an access on to the exact search). Two dependent loads and a bit
+ * test; an access whose page has no bit set meets no tracked range. Writers (under the
+ * filter's mutex) set a range's bits before the range enters the array and clear them after it
+ * left, only where no remaining range keeps them: every mix of old and new words a reader sees
+ * covers each range live throughout, as the bounds do. */
+#define HRACE_FILTER_PAGE_BITS 12
+#define HRACE_FILTER_LEAF_BITS 30
+#define HRACE_FILTER_TOP (1u << 17)
+typedef struct hrace_page_leaf {
+  _Atomic uint64_t w[1u << (HRACE_FILTER_LEAF_BITS - HRACE_FILTER_PAGE_BITS - 6)];
+} hrace_page_leaf_t;
+extern _Atomic(hrace_page_leaf_t *) hrace__filter_pages[HRACE_FILTER_TOP];
+
+/* May an access starting at a (of at most HRACE_FILTER_SLACK bytes) meet a tracked range? */
+static inline bool hrace__filter_page(uintptr_t a) {
+  const hrace_page_leaf_t *l = atomic_load_explicit(
+      &hrace__filter_pages[(a >> HRACE_FILTER_LEAF_BITS) & (HRACE_FILTER_TOP - 1)],
+      memory_order_acquire);
+  if (!l) return false;
+  uint64_t w = atomic_load_explicit(
+      &l->w[(a >> (HRACE_FILTER_PAGE_BITS + 6)) &
+            ((1u << (HRACE_FILTER_LEAF_BITS - HRACE_FILTER_PAGE_BITS - 6)) - 1)],
+      memory_order_relaxed);
+  return (w >> ((a >> HRACE_FILTER_PAGE_BITS) & 63)) & 1;
+}
+/* The same for [a, a+len), len >= 1: a tracked byte in it lies on its first or last page when
+ * it spans at most two; wider accesses answer yes. */
+static inline bool hrace__filter_page_range(uintptr_t a, size_t len) {
+  uintptr_t b = a + len - 1;
+  if (b < a || (b >> HRACE_FILTER_PAGE_BITS) - (a >> HRACE_FILTER_PAGE_BITS) > 1) return true;
+  return hrace__filter_page(a) || hrace__filter_page(b);
+}
+
 /* For accesses of arbitrary length (memcpy, range accesses): does [a, a+len) meet the bounds? */
 static inline bool hrace__filter_maybe_range(uintptr_t a, size_t len) {
   uintptr_t lo = atomic_load_explicit(&hrace__gate.lo, memory_order_relaxed);

@@ -59,6 +59,10 @@ typedef struct hrace_athread {
   uintptr_t sps[HRACE_SSTACK];    /* the stack pointer when that call's function entered, below
                                      its locals: what lies under the innermost live one is dead
                                      (full mode's task switch, access/full.c) */
+  /* stamps[d % HRACE_SSTACK]: the number of the push that made the call at depth d, from a
+   * per-thread count (nstamp) that never repeats: hrace__athread_stack_ver. */
+  uint64_t nstamp;
+  uint64_t stamps[HRACE_SSTACK];
 } hrace_athread_t;
 
 extern __thread hrace_athread_t hrace__at __attribute__((tls_model("initial-exec")));
@@ -76,6 +80,17 @@ void hrace__athread_register(void);
 __attribute__((always_inline)) static inline uint64_t hrace__athread_segment(const hrace_athread_t *t) {
   const hrace_ctx_t *c = t->rt->cur;
   return (uint64_t)c->idx << 32 | c->l.c[c->idx];
+}
+
+/* The shadow stack's version: the stamp of the innermost live push (0 at depth 0). With the
+ * depth, it names the call chain of the innermost instrumented activation: a stamp is given
+ * once, and while that activation lives the frames below it cannot change (changing one pops
+ * it first; a new push at its depth has a new stamp). Equal (depth, version) are the same
+ * activation, hence the same real caller chain: one compare for src/rma's repeated calls
+ * instead of the innermost frames one by one (docs/rma.md, "Repeated operations"). */
+static inline uint64_t hrace__athread_stack_ver(const hrace_athread_t *t) {
+  unsigned d = t->depth;
+  return d ? t->stamps[(d - 1) % HRACE_SSTACK] : 0;
 }
 
 /* hrace__local_access through a small per-thread cache: in a loop over a window the same few

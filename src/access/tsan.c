@@ -259,20 +259,50 @@ __attribute__((noinline)) static void first_touch(uintptr_t a, unsigned n, uint1
   tracked(a, n, flags, op, pc, 0);
 }
 
-/* Only tail calls here, so that neither the steady state nor the history's fast check pays a
+/* An access that meets no tracked range, while the history records: out of line, so that
+ * hrace__access_more saves no register on its way (with the history's fast check inlined
+ * there, it pushed and popped five on every access it handled: 10 of the ~100 instructions the
+ * `win` load of bench/rma/manygets.c cost). */
+__attribute__((noinline)) static void untracked(uintptr_t a, unsigned n, uint16_t flags,
+                                                uint16_t op, uintptr_t pc) {
+  hrace__history_access(a, n, flags, op, pc);
+}
+
+/* Only tail calls here, so that neither the steady state nor the untracked path pays a
  * prologue. (The cached range implies MPI is up: ranges exist only between MPI_Init and
  * MPI_Finalize.) */
 void hrace__access_more(uintptr_t a, unsigned n, uint16_t flags, uint16_t op, uintptr_t pc) {
+  const hrace_athread_t *at = &hrace__at;
+  /* Outside the tracked ranges' bounds, in the gap or idle part this thread met last, or on a
+   * page that holds no tracked byte (filter.h's page table: arrays and stack locals between
+   * the ranges). The last part of a window this thread met goes first, so that the steady
+   * state of a loop over a window pays for neither (it is window memory there if the version
+   * is still the part's: steady() checks). The caches go before the page table: a local
+   * beside a stack buffer is on a page with a bit but in the gap (manygets' load of `win`: 48
+   * instructions, 67 the other way round). */
   if (HRACE_LIKELY(!hrace__filter_tracked(a, n))) {
+  out:
     if (atomic_load_explicit(&hrace__full_active, memory_order_relaxed)) {
       hrace__full_untracked(a, n, flags, op, pc);   /* full mode: all memory (full.h) */
       return;
     }
-    hrace__history_access(a, n, flags, op, pc);
+    if (HRACE_UNLIKELY(hrace__filter_history())) untracked(a, n, flags, op, pc);
     return;
   }
+  if (!(a >= at->rlo && a + n <= at->rhi)) {
+    /* The gap and idle caches (thread.h) are exact for their version, as tracked() would
+     * find them (through tracked(), manygets' load of `win` cost 106 instructions). */
+    const unsigned s = atomic_load_explicit(&hrace__filter_seq, memory_order_acquire);
+    if ((at->gseq == s && a >= at->glo && a + n <= at->ghi) ||
+        (at->iseq == s && a >= at->ilo && a + n <= at->ihi) || !hrace__filter_page(a))
+      goto out;
+    if (!(a >= at->rlo2 && a + n <= at->rhi2)) {
+      first_touch(a, n, flags, op, pc);
+      return;
+    }
+  }
   /* The steady state is window memory, which the history leaves to the shadow (check.h). */
-  if (HRACE_LIKELY(steady(&hrace__at, a, n, flags, pc))) return;
+  if (HRACE_LIKELY(steady(at, a, n, flags, pc))) return;
   first_touch(a, n, flags, op, pc);
 }
 
@@ -306,6 +336,7 @@ HOOK void __tsan_func_entry(void *pc) {
 #else
   t->sps[d % HRACE_SSTACK] = (uintptr_t)__builtin_frame_address(0);
 #endif
+  t->stamps[d % HRACE_SSTACK] = ++t->nstamp;   /* thread.h: hrace__athread_stack_ver */
   t->depth = d + 1;
 }
 HOOK void __tsan_func_exit(void) {

@@ -178,8 +178,9 @@ typedef struct run {
  * _end), the slot of its displacement there, the generation read before its checks, whether
  * its displacement was seen once (the second call), its caller chain and clock version. */
 /* The last repeat the probe found, with everything its key was made of as the calls' own
- * words: the arguments, the shadow stack's depth and innermost frames (what the caller-chain
- * id is interned from: equal frames are an equal id) and the clock's version. A call equal
+ * words: the arguments, the shadow stack's depth and version (access/thread.h: equal ones are
+ * the same activation of the innermost instrumented function, so the same frames, what the
+ * caller-chain id is interned from) and the clock's version. A call equal
  * to it in all of these, whose displacement its run counts twice, is a repeat without the call
  * block, the run search or the chain id (hot_repeat). Calls with one origin-side buffer only
  * (gets, accumulates); `run` NULL: none (cleared when its run is given to another key). */
@@ -191,8 +192,7 @@ typedef struct hot {
   MPI_Datatype tdt, dt;
   const void *addr, *ctx;
   uintptr_t pc;
-  uint64_t clock;
-  uintptr_t frames[HRACE_STACK_FRAMES - 1];
+  uint64_t clock, stack;
 } hot_t;
 typedef struct runs {
   hot_t hot;
@@ -300,11 +300,10 @@ static void hot_keep(run_t *r, MPI_Win win, const hrace_rma_call_t *c, uintptr_t
                      const hrace_thread_t *t) {
   const hrace_athread_t *a = &hrace__at;
   hot_t *h = &rs.hot;
-  unsigned d = a->depth, k = d < HRACE_STACK_FRAMES - 1 ? d : HRACE_STACK_FRAMES - 1;
-  h->win = win, h->op = c->op, h->gen = r->gen, h->depth = d, h->target = c->target;
+  h->win = win, h->op = c->op, h->gen = r->gen, h->depth = a->depth, h->target = c->target;
   h->tcount = c->tcount, h->tdt = c->tdt, h->addr = c->buf[0].addr, h->count = c->buf[0].count;
   h->dt = c->buf[0].dt, h->ctx = t->cur, h->pc = pc, h->clock = r->clock;
-  for (unsigned i = 0; i < k; i++) h->frames[i] = a->frames[(d - 1 - i) % HRACE_SSTACK];
+  h->stack = hrace__athread_stack_ver(a);
   h->run = r;
 }
 
@@ -322,11 +321,9 @@ HRACE_INLINE_ALWAYS static int hot_repeat(MPI_Win win, unsigned op, int target, 
     return 0;
   const hrace_thread_t *t = hrace__thread();
   const hrace_athread_t *a = &hrace__at;
-  unsigned d = a->depth, k = d < HRACE_STACK_FRAMES - 1 ? d : HRACE_STACK_FRAMES - 1;
-  if (h->ctx != t->cur || h->depth != d) return 0;
-  for (unsigned i = 0; i < k; i++)
-    if (h->frames[i] != a->frames[(d - 1 - i) % HRACE_SSTACK]) return 0;
-  if (clock_print(t->cur) != h->clock) return 0;
+  if (h->ctx != t->cur || h->depth != a->depth || h->stack != hrace__athread_stack_ver(a) ||
+      clock_print(t->cur) != h->clock)
+    return 0;
   return r->state[disp_slot(r, disp)] >= 2;
 }
 
@@ -599,15 +596,36 @@ int hrace__h_put(const void *oaddr, int ocount, MPI_Datatype odt, int target, MP
   CALL(win, c, PMPI_Put(oaddr, ocount, odt, target, disp, tcount, tdt, win));
 }
 
+/* The call block and everything but the hot repeat out of line: inlined into the generated
+ * wrapper, the block's 240 bytes of frame made the wrapper save five registers on every call,
+ * the hot repeat's too (~15 instructions per get, bench/README.md "Session 14"). */
+__attribute__((noinline)) static int get_whole(void *oaddr, int ocount, MPI_Datatype odt,
+                                               int target, MPI_Aint disp, int tcount,
+                                               MPI_Datatype tdt, MPI_Win win, int active,
+                                               uintptr_t ret) {
+  hrace_rma_call_t c = { .op = HRACE_OP_GET, .tflags = HRACE_ACC_READ, .target = target,
+                         .disp = disp, .tcount = tcount, .tdt = tdt, .nbuf = 1,
+                         .buf = { BUF(oaddr, ocount, odt, 1) } };
+  CALL(win, c, PMPI_Get(oaddr, ocount, odt, target, disp, tcount, tdt, win));
+}
+
 int hrace__h_get(void *oaddr, int ocount, MPI_Datatype odt, int target, MPI_Aint disp, int tcount,
                  MPI_Datatype tdt, MPI_Win win, int active, uintptr_t ret) {
   if (active && hot_repeat(win, HRACE_OP_GET, target, disp, tcount, tdt, oaddr, ocount, odt,
                           hrace__caller(ret)))
     return PMPI_Get(oaddr, ocount, odt, target, disp, tcount, tdt, win);
-  hrace_rma_call_t c = { .op = HRACE_OP_GET, .tflags = HRACE_ACC_READ, .target = target,
-                         .disp = disp, .tcount = tcount, .tdt = tdt, .nbuf = 1,
-                         .buf = { BUF(oaddr, ocount, odt, 1) } };
-  CALL(win, c, PMPI_Get(oaddr, ocount, odt, target, disp, tcount, tdt, win));
+  return get_whole(oaddr, ocount, odt, target, disp, tcount, tdt, win, active, ret);
+}
+
+/* As get_whole. */
+__attribute__((noinline)) static int acc_whole(const void *oaddr, int ocount, MPI_Datatype odt,
+                                               int target, MPI_Aint disp, int tcount,
+                                               MPI_Datatype tdt, MPI_Op mop, MPI_Win win,
+                                               int active, uintptr_t ret) {
+  hrace_rma_call_t c = { .op = HRACE_OP_ACC, .tflags = acc_flags(mop), .atomic = 1,
+                         .target = target, .disp = disp, .tcount = tcount, .tdt = tdt,
+                         .nbuf = 1, .buf = { BUF(oaddr, ocount, odt, 0) } };
+  CALL(win, c, PMPI_Accumulate(oaddr, ocount, odt, target, disp, tcount, tdt, mop, win));
 }
 
 int hrace__h_accumulate(const void *oaddr, int ocount, MPI_Datatype odt, int target, MPI_Aint disp,
@@ -616,10 +634,7 @@ int hrace__h_accumulate(const void *oaddr, int ocount, MPI_Datatype odt, int tar
   if (active && hot_repeat(win, HRACE_OP_ACC, target, disp, tcount, tdt, oaddr, ocount, odt,
                           hrace__caller(ret)))
     return PMPI_Accumulate(oaddr, ocount, odt, target, disp, tcount, tdt, mop, win);
-  hrace_rma_call_t c = { .op = HRACE_OP_ACC, .tflags = acc_flags(mop), .atomic = 1,
-                         .target = target, .disp = disp, .tcount = tcount, .tdt = tdt,
-                         .nbuf = 1, .buf = { BUF(oaddr, ocount, odt, 0) } };
-  CALL(win, c, PMPI_Accumulate(oaddr, ocount, odt, target, disp, tcount, tdt, mop, win));
+  return acc_whole(oaddr, ocount, odt, target, disp, tcount, tdt, mop, win, active, ret);
 }
 
 int hrace__h_get_accumulate(const void *oaddr, int ocount, MPI_Datatype odt, void *raddr,

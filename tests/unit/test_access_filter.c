@@ -1,8 +1,10 @@
 /* Unit tests of the access filter (src/access/filter.h): the gate's bounds (with the slack for
  * accesses that start before a range), ranges found for accesses that straddle a range's end,
  * ranges back to back and nested, growth past the first array, removal narrowing the gate,
- * the compatibility copy, the part of a range no other meets around an access, and readers
- * that never miss a live range while a writer adds and removes others. */
+ * the compatibility copy, the part of a range no other meets around an access, the page table
+ * behind the bounds (bits set with the slack, kept while another range holds a byte of the
+ * page, cleared after the last one), and readers that never miss a live range while a writer
+ * adds and removes others. */
 #include <pthread.h>
 #include <stdlib.h>
 
@@ -157,6 +159,58 @@ static void test_alone(void) {
   ok(!hrace__filter_alone(&r[0], A + 2000, 8, &lo, &hi, &s), "gone: none");
 }
 
+/* The page table (filter.h): one bit per 4 KiB page holding a tracked byte or the slack before
+ * a range. Addresses only: the filter never reads tracked memory, so these need no mapping. */
+#define PG ((uintptr_t)1 << HRACE_FILTER_PAGE_BITS)
+static void test_pages(void) {
+  const uintptr_t P = ((uintptr_t)5 << 30) + 100 * PG;   /* a page-aligned fake address */
+  ok(!hrace__filter_page(P) && !hrace__filter_page(0) && !hrace__filter_page(UINTPTR_MAX),
+     "nothing tracked: no page bit");
+  hrace__filter_add(P + 100, P + 200, HRACE_TRACK_BUFFER, OW(1));
+  ok(hrace__filter_page(P) && hrace__filter_page(P + PG - 1), "the range's page: every byte");
+  ok(!hrace__filter_page(P - 1) && !hrace__filter_page(P + PG), "the pages around it: none");
+  hrace__filter_add(P + PG + 8, P + PG + 16, HRACE_TRACK_BUFFER, OW(2));
+  ok(hrace__filter_page(P + PG) && hrace__filter_page(P + PG - 1),
+     "a range starting 8 bytes into a page sets the page before too (the slack)");
+  hrace__filter_add(P + 3000, P + 3008, HRACE_TRACK_WINDOW, OW(3));   /* the first range's page */
+  hrace__filter_remove(OW(1));
+  ok(hrace__filter_page(P + 50), "a page keeps its bit while another range holds a byte of it");
+  hrace__filter_remove(OW(3));
+  ok(hrace__filter_page(P + 50), "... or while another range's slack reaches into it");
+  hrace__filter_remove(OW(2));
+  ok(!hrace__filter_page(P + 50) && !hrace__filter_page(P + PG), "the last one gone: cleared");
+  ok(!hrace__filter_page_range(P, PG) && hrace__filter_page_range(P - PG, 3 * PG),
+     "a range access of one page asks its page; one of three pages passes");
+
+  /* Across a leaf (1 GiB) and over whole words of bits, with a second range inside. */
+  const uintptr_t L = ((uintptr_t)7 << 30) - 70 * PG;
+  hrace__filter_add(L, L + 140 * PG, HRACE_TRACK_WINDOW, OW(4));
+  hrace__filter_add(L + 10 * PG + 64, L + 10 * PG + 128, HRACE_TRACK_BUFFER, OW(5));
+  int bad = 0;
+  for (uintptr_t p = 0; p < 140; p++) bad += !hrace__filter_page(L + p * PG + 5);
+  is_int(0, bad, "140 pages over a leaf's end: every bit set");
+  ok(!hrace__filter_page(L + 140 * PG) && hrace__filter_page(L - PG) &&
+     !hrace__filter_page(L - 2 * PG), "none after them; the page before for the slack, no more");
+  hrace__filter_remove(OW(4));
+  bad = 0;
+  for (uintptr_t p = 0; p < 140; p++) bad += hrace__filter_page(L + p * PG + 5) != (p == 10);
+  is_int(0, bad, "the window gone: only the buffer's page keeps its bit");
+  hrace__filter_remove(OW(5));
+  ok(!hrace__filter_page(L + 10 * PG), "all gone");
+
+  /* remove_if over many ranges sharing pages with kept ones. */
+  for (int k = 0; k < 40; k++)
+    hrace__filter_add(P + (uintptr_t)k * 300, P + (uintptr_t)k * 300 + 8, HRACE_TRACK_BUFFER, OW(k));
+  hrace__filter_remove_if(HRACE_TRACK_BUFFER, odd_owner);
+  bad = 0;
+  for (int k = 0; k < 40; k += 2) bad += !hrace__filter_page(P + (uintptr_t)k * 300);
+  is_int(0, bad, "remove_if keeps the pages of the ranges that stay");
+  for (int k = 0; k < 40; k += 2) hrace__filter_remove(OW(k));
+  bad = 0;
+  for (uintptr_t p = 0; p < 4; p++) bad += hrace__filter_page(P + p * PG);
+  is_int(0, bad, "and clears them with the last");
+}
+
 /* A reader must find a live range at every moment while a writer adds and removes others
  * around it (the sequence lock, the array's growth, the gate's widening and narrowing). */
 static _Atomic int stop, started;
@@ -167,6 +221,9 @@ static void *churn(void *arg) {
     for (int k = 0; k < 40; k++) {
       uintptr_t lo = k % 2 ? A + 8192 + 64 * (uintptr_t)k : (uintptr_t)mem + 64 * (uintptr_t)k;
       hrace__filter_add(lo, lo + 48, HRACE_TRACK_BUFFER, OW(100 + k));
+      if (k % 4 == 0)   /* on the live range's page: its bit must stay through their removal */
+        hrace__filter_add(A + 2104 + 50 * (uintptr_t)k, A + 2152 + 50 * (uintptr_t)k,
+                          HRACE_TRACK_BUFFER, OW(100 + k));
     }
     for (int k = 0; k < 40; k++) hrace__filter_remove(OW(100 + k));
   }
@@ -182,14 +239,15 @@ static void test_readers(void) {
   hrace_range_t r[64];
   for (long i = 0; i < 2000000; i++) {
     uintptr_t a = A + 2000 + (uintptr_t)(i % 100);
-    if (!hrace__filter_maybe(a)) misses++;
+    if (!hrace__filter_maybe(a) || !hrace__filter_page(a)) misses++;
     unsigned n = hrace__filter_find(a, 1, r, 64);
     if (n != 1 || r[0].owner != OW(250)) wrong++;
   }
   atomic_store(&stop, 1);
   pthread_join(th, NULL);
   ok(atomic_load(&rounds) > 10, "the writer ran %ld rounds of 80 changes meanwhile", atomic_load(&rounds));
-  is_int(0, misses, "the gate never shut a live range out while others came and went");
+  is_int(0, misses,
+         "the gate and the page table never shut a live range out while others came and went");
   is_int(0, wrong, "find always returned exactly the live range");
   hrace__filter_remove(OW(250));
 }
@@ -199,6 +257,7 @@ int main(void) {
   test_many();
   test_remove_if();
   test_alone();
+  test_pages();
   test_readers();
   return tap_done();
 }
