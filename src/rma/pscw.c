@@ -149,7 +149,7 @@ static void await(const hrace_win_t *w, const uint8_t *need, unsigned *have, uin
     if (!spun++) {
       spin_arg_t a = { w, need, have, &mpi_win, ended };
       hrace__win_unlock();
-      hrace__spin(deposit_ready, &a, SPIN_NS);
+      hrace__chan_spin(1, deposit_ready, &a, SPIN_NS);
       hrace__win_lock();
       continue;
     }
