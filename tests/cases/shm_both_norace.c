@@ -5,8 +5,9 @@
 /* Both ranks fill the shared-memory rings toward each other at once (core/chan.c): each puts
  * a strided type (one record of 20000 ranges, 320 KB, five rings' worth) to the other in
  * exclusive lock epochs with a flush between two puts, while its own progress thread drains
- * what the other sends and answers the other's lock requests on the reply ring. Twin of shm_both_race:
- * each rank reads an element the other's puts write after the barrier that orders them. */
+ * what the other sends and answers the other's lock requests on the reply ring. Twin of
+ * shm_both_race: each rank reads an element the other's puts write after the barrier that
+ * orders them. */
 #include <mpi.h>
 
 #define N 20000
