@@ -1,8 +1,8 @@
 #!/bin/bash
 # Where a tiny epoch's time goes outside the application (issue 21 item 3): CPU time, context
-# switches and system calls of a whole 2-rank job under `hrace run` of builds A and B, at two
-# sizes; the difference divided by the difference in epochs is the cost per epoch (the fixed
-# start-up cost cancels). The same plain binary (mpicc -O2) for both; A and B interleaved, the
+# switches and system calls of a whole 2-rank job, plain (P) and under `hrace run` of builds A
+# and B, at two sizes; the difference divided by the difference in epochs is the cost per epoch (the fixed
+# start-up cost cancels). The same plain binary (mpicc -O2) for all; P, A and B interleaved, the
 # medians of REPS (perf stat over the job: every rank, its threads, mpirun). One strace -f -c
 # per rank and build at each size, for the system calls.
 #   usage: bench/rma/traffic.sh A_BUILD B_BUILD REPS EPOCHS_PER_UNIT -- KERNEL SMALL_ARGS -- LARGE_ARGS
@@ -31,12 +31,14 @@ EOS
 chmod +x "$out/st.sh"
 declare -A C S
 for i in $(seq "$reps"); do
-  for v in A B; do
-    d=$A; [ $v = B ] && d=$B
+  for v in P A B; do
+    pre=("$A/bin/hrace" run --quiet --)
+    [ $v = B ] && pre=("$B/bin/hrace" run --quiet --)
+    [ $v = P ] && pre=()
     for sz in small large; do
       if [ $sz = small ]; then args=("${small[@]}"); else args=("${large[@]}"); fi
       perf stat -x, -e task-clock,context-switches -o "$out/perf" \
-        "$d/bin/hrace" run --quiet -- mpirun -np 2 "$out/$k" "${args[@]}" > /dev/null 2>&1
+        "${pre[@]}" mpirun -np 2 "$out/$k" "${args[@]}" > /dev/null 2>&1
       tc=$(awk -F, '/task-clock/ {print $1}' "$out/perf")
       cs=$(awk -F, '/context-switches/ {print $1}' "$out/perf")
       C[$v$sz]="${C[$v$sz]:-} $tc"
@@ -45,7 +47,7 @@ for i in $(seq "$reps"); do
   done
 done
 med() { echo "$@" | tr ' ' '\n' | sort -g | awk 'NF {a[++n] = $1} END {print a[int((n + 1) / 2)]}'; }
-for v in A B; do
+for v in P A B; do
   cs=$(med ${C[${v}small]}) cl=$(med ${C[${v}large]})
   ss=$(med ${S[${v}small]}) sl=$(med ${S[${v}large]})
   printf '%s: task-clock %.1f us per unit (small %.0f ms, large %.0f ms), context switches %.2f per unit\n' \

@@ -382,7 +382,10 @@ static peer_map_t *map_peer(int peer) {
 /* Open o to peer: kind 0 carries requests, 1 replies. */
 static void open_out(out_t *o, int peer, int kind) {
   o->fd = connect_to(peer);
-  peer_map_t *m = strcmp(hrace__opt.transport, "tcp") && same_host(peer) ? map_peer(peer) : NULL;
+  /* To itself a process writes on the socket: its own reader may be the writer (replies), or
+   * wait for a lock the writer holds. */
+  peer_map_t *m = strcmp(hrace__opt.transport, "tcp") && same_host(peer) &&
+                  peer != hrace__proc.rank ? map_peer(peer) : NULL;
   hello_t h = { HELLO_MAGIC, hrace__proc.rank, cookie, m ? kind : -1, 0 };
   struct iovec iov = { &h, sizeof h };
   if (write_all(o->fd, &iov, 1)) hrace__fatal("cannot greet rank %d: %s", peer, strerror(errno));
@@ -512,9 +515,50 @@ void hrace__chan_flush(void) {
   }
 }
 
+/* Replies into a ring never wait for room: what does not fit waits in the connection's backlog
+ * (its `lazy` buffer, unused otherwise), behind which every later reply to that peer queues,
+ * and goes out as room appears (flush_replies, by whoever reads). So a reader never blocks on
+ * a peer whose own reader may be blocked on it. Under rd_mu. */
+static int nbacklog;   /* reply connections with a backlog */
+
+static void backlog_add(out_t *o, const char *p, size_t n) {
+  if (o->nlazy + n > o->caplazy) {
+    o->caplazy = o->nlazy + n > 2 * o->caplazy ? o->nlazy + n : 2 * o->caplazy;
+    if (!(o->lazy = realloc(o->lazy, o->caplazy))) abort();
+  }
+  if (!o->nlazy) nbacklog++;
+  memcpy(o->lazy + o->nlazy, p, n);
+  o->nlazy += n;
+}
+
+static void flush_replies(void) {
+  for (int i = 0; nbacklog && i < nprocs; i++) {
+    out_t *o = &rep[i];
+    if (!o->nlazy) continue;
+    size_t k = ring_put(o->ring, o->data, o->lazy, o->nlazy);
+    if (!k) continue;
+    memmove(o->lazy, o->lazy + k, o->nlazy - k);
+    o->nlazy -= k;
+    if (!o->nlazy) nbacklog--;
+    ring_bell(o);
+  }
+}
+
 void hrace__chan_reply(int peer, int32_t tag, const void *buf, size_t n) {
-  if (rep[peer].fd < 0) open_out(&rep[peer], peer, 1);
-  put(&rep[peer], peer, tag, buf, n, NULL, 0);
+  out_t *o = &rep[peer];
+  if (o->fd < 0) open_out(o, peer, 1);
+  if (!o->ring) {
+    put(o, peer, tag, buf, n, NULL, 0);
+    return;
+  }
+  if (n > UINT32_MAX) hrace__fatal("internal message of %zu bytes is too large", n);
+  mhdr_t h = { (uint32_t)n, tag };
+  size_t k = o->nlazy ? 0 : ring_put(o->ring, o->data, (const char *)&h, sizeof h);
+  if (k == sizeof h) k += ring_put(o->ring, o->data, buf, n);
+  if (k) ring_bell(o);
+  if (k < sizeof h) backlog_add(o, (const char *)&h + k, sizeof h - k);
+  size_t kb = k > sizeof h ? k - sizeof h : 0;
+  if (kb < n) backlog_add(o, (const char *)buf + kb, n - kb);
 }
 
 /* ---- the progress thread's side ----------------------------------------------------------- */
@@ -742,6 +786,7 @@ void hrace__chan_serve(hrace_chan_fn fn) {
   serve_fn = fn;
   poll_begin();   /* awake: senders need not ring */
   while (go) {
+    if (nbacklog) flush_replies();
     if (read_rings(fn, 1, &go)) continue;
     if (!go) break;
     if (cap < nin + 3) {
@@ -755,6 +800,7 @@ void hrace__chan_serve(hrace_chan_fn fn) {
     pf[np++] = (struct pollfd){ .fd = lfd_tcp, .events = POLLIN };   /* -1: ignored */
     pf[np++] = (struct pollfd){ .fd = wake_fd, .events = POLLIN };   /* -1: ignored */
     for (int i = 0; i < nin; i++) pf[np++] = (struct pollfd){ .fd = in[i].fd, .events = POLLIN };
+    int tmo = nbacklog ? 1 : -1;   /* room for a backlog appears without a doorbell */
     pthread_mutex_unlock(&rd_mu);
     /* Asleep from here: a sender that published before our look below is seen by it, one
      * after it sees polling drop and rings (or a leaving poller wakes us: wake_fd). */
@@ -763,7 +809,7 @@ void hrace__chan_serve(hrace_chan_fn fn) {
       pthread_mutex_lock(&rd_mu);
       continue;
     }
-    int rc = poll(pf, (nfds_t)np, -1);
+    int rc = poll(pf, (nfds_t)np, tmo);
     poll_begin();
     pthread_mutex_lock(&rd_mu);
     if (rc < 0) {
@@ -809,6 +855,10 @@ void hrace__chan_serve(hrace_chan_fn fn) {
     }
   }
   poll_end();
+  for (int i = 0; nbacklog && i < 1000; i++) {   /* replies still owed: at most 1 s more */
+    flush_replies();
+    if (nbacklog) usleep(1000);
+  }
   serve_fn = NULL;
   for (int i = 0; i < nin; i++) {
     if (in[i].fd >= 0) close(in[i].fd);
@@ -831,6 +881,7 @@ int hrace__chan_help(int requests) {
   struct pollfd pf[32];
   int idx[32], np = 0, got = 0, go = 1;
   hrace_chan_fn fn = serve_fn;
+  if (nbacklog) flush_replies();
   if (fn) got = read_rings(fn, requests, &go);   /* fn never stops on a helper (chan.h) */
   for (int i = 0; fn && i < nin && np < 32; i++)
     if (in[i].fd >= 0 && in[i].rank >= 0 && !in[i].bells && (requests || in[i].replies))
@@ -945,13 +996,13 @@ static int first_gather(addr_t *mine) {
   return 0;
 }
 
-/* This process's inbox (the file's head comment): two rings per process of the host, 64 KiB
- * each up to 16 of them, 16 KiB beyond (pages are touched only as a ring fills). Without it
+/* This process's inbox (the file's head comment): two rings of 64 KiB per process of the host
+ * (its pages are touched only as a ring is used, and its own two stay unused). Without it
  * (transport=tcp, or memfd_create failed) the sockets carry everything. */
 static void make_inbox(addr_t *mine, const char *tr) {
   mine->shm_pid = (int32_t)getpid();
   mine->shm_fd = -1;
-  ring_size = nlocal <= 16 ? 65536 : 16384;
+  ring_size = 65536;
   if (strcmp(tr, "tcp") == 0 || nlocal < 1) return;
   inbox_len = slot_off(2 * nlocal);
   int fd = memfd_create("hrace-inbox", MFD_CLOEXEC);
@@ -1044,7 +1095,7 @@ void hrace__chan_fini(void) {
     if (req[i].fd >= 0) close(req[i].fd);
     if (rep[i].fd >= 0) close(rep[i].fd);
     if (pmap[i].ctl) munmap(pmap[i].ctl, SHM_PAGE), munmap(pmap[i].slots, 2 * slot_len());
-    free(req[i].lazy);
+    free(req[i].lazy), free(rep[i].lazy);
     pthread_mutex_destroy(&req[i].mu);
   }
   if (progress_comm != MPI_COMM_NULL) PMPI_Comm_free(&progress_comm);
