@@ -78,11 +78,14 @@ typedef struct shm_ctl {
   _Atomic int32_t polling;     /* the owner's threads looking at its rings now (own line) */
 } shm_ctl_t;
 /* A ring's page: the writer's and the reader's positions (bytes ever written, read), each on
- * a cache line of its own; the ring_size bytes of data follow on the next page. */
+ * a cache line of its own, and the writer's flag that it waits for room; the ring_size bytes
+ * of data follow on the next page. */
 typedef struct ring {
   _Atomic uint64_t head;
   char p1[56];
   _Atomic uint64_t tail;
+  char p2[56];
+  _Atomic uint32_t wwait;      /* the writer waits for room: the reader sends it a byte */
 } ring_t;
 
 static int *lidx;              /* per world rank: its index on this host, -1 elsewhere */
@@ -408,15 +411,12 @@ static void ring_bell(out_t *o) {
   while (send(o->fd, &b, 1, MSG_NOSIGNAL | MSG_DONTWAIT) < 0 && errno == EINTR) {}
 }
 
-/* Has the receiver of o gone (its end of the socket closed)? For a writer that waits for room. */
-static int out_gone(out_t *o, int ms) {
-  struct pollfd pf = { .fd = o->fd, .events = POLLIN };
-  return poll(&pf, 1, ms) > 0 && (pf.revents & (POLLIN | POLLHUP | POLLERR));
-}
-
 /* The bytes of iov into o's ring, in pieces when they do not fit: the receiver's readers make
- * room (the doorbell wakes its progress thread when none looks). Returns -1 if the receiver
- * ended meanwhile. */
+ * room (the doorbell wakes its progress thread when none looks). A writer that finds no room
+ * after a few yields says so in the ring (wwait), looks once more, and sleeps in poll() on its
+ * socket, where the reader that makes room writes a byte back (the same fences as the
+ * doorbell's, the other way round; the 100 ms timeout is only a safety net). Returns -1 if the
+ * receiver ended meanwhile (its end of the socket closed). */
 static int ring_write(out_t *o, struct iovec *iov, int niov) {
   unsigned idle = 0;
   for (int i = 0; i < niov; i++) {
@@ -431,14 +431,26 @@ static int ring_write(out_t *o, struct iovec *iov, int niov) {
         idle = 0;
         continue;
       }
-      if (++idle < 64) {
+      if (++idle < 16) {
         sched_yield();
-      } else if (out_gone(o, 1)) {
-        errno = EPIPE;
-        return -1;
+        continue;
+      }
+      atomic_store_explicit(&o->ring->wwait, 1, memory_order_seq_cst);
+      atomic_thread_fence(memory_order_seq_cst);
+      uint64_t h = atomic_load_explicit(&o->ring->head, memory_order_relaxed);
+      if (h - atomic_load_explicit(&o->ring->tail, memory_order_acquire) < ring_size) continue;
+      struct pollfd pf = { .fd = o->fd, .events = POLLIN };
+      if (poll(&pf, 1, 100) > 0) {
+        char b[64];
+        ssize_t r = read(o->fd, b, sizeof b);
+        if (r == 0 || (r < 0 && errno != EINTR && errno != EAGAIN)) {
+          errno = EPIPE;
+          return -1;
+        }
       }
     }
   }
+  atomic_store_explicit(&o->ring->wwait, 0, memory_order_relaxed);
   ring_bell(o);
   return 0;
 }
@@ -572,6 +584,8 @@ typedef struct in {
   int replies;                 /* it has carried replies: it carries nothing else (chan.h) */
   int borrowed;                /* buf is the scratch buffer (inside one fill .. settle) */
   int bells;                   /* a socket whose messages travel in a ring: only doorbells */
+  int slot;                    /* with bells: its ring, slots[slot] */
+  int back;                    /* a ring's socket: to wake its writer when it waits for room */
   ring_t *ring;                /* a ring of this process's inbox (slots[]): its messages */
   const char *data;
   char *buf;
@@ -623,9 +637,11 @@ static int drain(in_t *c, hrace_chan_fn fn) {
         k = 0;
       }
       c->bells = 1;
+      c->slot = k;
       c->len = 0;
+      slots[k].back = c->fd;
       if (!slots[k].ring) {
-        slots[k] = (in_t){ .fd = -1, .rank = h.rank, .replies = h.ring & 1,
+        slots[k] = (in_t){ .fd = -1, .rank = h.rank, .replies = h.ring & 1, .back = c->fd,
                            .ring = (ring_t *)(inbox + slot_off(k)),
                            .data = inbox + slot_off(k) + SHM_PAGE };
         int n = atomic_load_explicit(&nsopen, memory_order_relaxed);
@@ -668,7 +684,14 @@ static int fill(in_t *c) {
     if (!c->buf) abort();
   }
   if (c->ring) {
-    c->len += ring_get(c->ring, c->data, c->buf + c->len, c->cap - c->len);
+    size_t got = ring_get(c->ring, c->data, c->buf + c->len, c->cap - c->len);
+    c->len += got;
+    atomic_thread_fence(memory_order_seq_cst);   /* room made, then the look at wwait */
+    if (got && c->back >= 0 && atomic_load_explicit(&c->ring->wwait, memory_order_relaxed)) {
+      atomic_store_explicit(&c->ring->wwait, 0, memory_order_relaxed);
+      char b = 0;
+      while (send(c->back, &b, 1, MSG_NOSIGNAL | MSG_DONTWAIT) < 0 && errno == EINTR) {}
+    }
     return 1;
   }
   for (;;) {
@@ -767,14 +790,12 @@ static int read_bells(in_t *c) {
  * closes only when the sender's process ends, after everything it wrote into the ring. */
 static int drain_ring_of(in_t *c, hrace_chan_fn fn) {
   int go = 1;
-  for (int i = 0; i < atomic_load_explicit(&nsopen, memory_order_relaxed); i++) {
-    in_t *s = &slots[sopen[i]];
-    if (s->rank != c->rank) continue;
-    while (go && !ring_empty(s->ring)) {
-      fill(s);
-      go = drain(s, fn);
-      settle(s);
-    }
+  in_t *s = &slots[c->slot];
+  s->back = -1;   /* the socket closes next */
+  while (go && !ring_empty(s->ring)) {
+    fill(s);
+    go = drain(s, fn);
+    settle(s);
   }
   return go;
 }
