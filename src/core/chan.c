@@ -13,7 +13,9 @@
  * (one byte: a reader should look) and, by its end, the sender's end. Readers look at the
  * rings with plain loads. The control page counts the receiver's threads that are looking
  * (`polling`: the progress thread while awake, threads spinning in hrace__chan_spin): a
- * sender rings the doorbell only when that count is 0. */
+ * sender rings the doorbell only when that count is 0. A request writer that finds its ring
+ * full sleeps on its socket until a reader makes room and writes a byte back (ring_write); a
+ * reply never waits (hrace__chan_reply's backlog). A process writes to itself on the socket. */
 #include "core/chan.h"
 
 #include <arpa/inet.h>
