@@ -764,14 +764,43 @@ static int poll_end(void) {
   return rings_pending();
 }
 
+/* A spinning thread counts as looking only while its core is free: each of its yields comes
+ * back within LOOK_FAST_NS, too soon for another thread to have run (two context switches take
+ * longer). On a shared core a yield hands it to other processes for microseconds or more, and
+ * a message that rang no doorbell waited for the spinner to run again, while a progress thread
+ * woken by the doorbell runs at once (bench/README.md,
+ * "Session 14": the large wavefront at load 20 took 3.6-7.9 s against 2.1-2.4 s before, and
+ * 1.4-1.7 s when spinners never count). So one slow yield ends the counting for this wait and
+ * the thread's next HRACE_SPIN_BACKOFF (it spins on uncounted, core/spin.h's rules). */
+#define LOOK_FAST_NS 3000L
+
 int hrace__chan_spin(int requests, int (*ready)(void *), void *arg, int64_t limit_ns) {
+  static __thread unsigned uncounted;
   if (!requests || !me_ctl) return hrace__spin(ready, arg, limit_ns);
+  if (uncounted) {
+    uncounted--;
+    return hrace__spin(ready, arg, limit_ns);
+  }
   poll_begin();
-  int r = hrace__spin(ready, arg, limit_ns);
+  int64_t t0 = hrace__spin_now(), t = t0;
+  int r = 0, slow = 0;
+  for (;;) {
+    sched_yield();
+    int64_t u = hrace__spin_now();
+    if ((r = ready(arg))) break;
+    if (u - t > LOOK_FAST_NS) {
+      slow = 1;
+      uncounted = HRACE_SPIN_BACKOFF;
+      break;
+    }
+    if (u - t0 > limit_ns) break;
+    t = u;
+  }
   if (poll_end()) {
     uint64_t one = 1;
     while (write(wake_fd, &one, sizeof one) < 0 && errno == EINTR) {}
   }
+  if (slow) r = hrace__spin(ready, arg, limit_ns - (hrace__spin_now() - t0));
   return r;
 }
 
