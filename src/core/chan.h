@@ -75,8 +75,8 @@ void hrace__chan_serve(hrace_chan_fn fn);
 int hrace__chan_help(int requests);
 /* hrace__spin (core/spin.h) for a caller whose ready() reads the channel with
  * hrace__chan_help(requests): with `requests`, the thread counts meanwhile as a reader of this
- * process's shared-memory rings, so that senders ring no doorbell (no system call, and no
- * wake-up of the progress thread for a message this thread reads itself). */
+ * process's shared-memory rings while its core is free, so that senders ring no doorbell (no
+ * system call, and no wake-up of the progress thread for a message this thread reads itself). */
 int hrace__chan_spin(int requests, int (*ready)(void *), void *arg, int64_t limit_ns);
 /* Let MPI progress once (a probe that matches nothing), for a thread inside an MPI call that
  * waits for hrace: a peer's MPI call may need this process inside MPI (MPICH). */
