@@ -629,15 +629,18 @@ static int drain(in_t *c, hrace_chan_fn fn) {
       c->fd = -1;
       return 1;
     }
+    int k = h.ring >= 0 && lidx[h.rank] >= 0 && inbox ? 2 * lidx[h.rank] + (h.ring & 1) : -1;
+    if (h.ring >= 0 && k < 0) {
+      hrace__warn("closed a connection from rank %d: it writes to a shared-memory inbox this "
+                  "rank does not have", h.rank);
+      close(c->fd);
+      c->fd = -1;
+      return 1;
+    }
     c->rank = h.rank;
     nconn[h.rank]++;
     off = sizeof h;
-    if (h.ring >= 0) {   /* the messages come in the ring, the socket brings doorbells */
-      int k = lidx && lidx[h.rank] >= 0 && inbox ? 2 * lidx[h.rank] + (h.ring & 1) : -1;
-      if (k < 0) {
-        hrace__warn("rank %d writes to a shared-memory inbox this rank does not have", h.rank);
-        k = 0;
-      }
+    if (k >= 0) {   /* the messages come in the ring, the socket brings doorbells */
       c->bells = 1;
       c->slot = k;
       c->len = 0;
