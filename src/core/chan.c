@@ -1,8 +1,21 @@
-/* hrace's own messages between processes, on sockets (see chan.h).
+/* hrace's own messages between processes, on sockets and shared-memory rings (see chan.h).
  *
- * Wire: a connection starts with a hello {magic, job cookie, sender's world rank}; then
+ * Wire: a connection starts with a hello {magic, job cookie, sender's world rank, ring}; then
  * messages, each a header {length, tag} and `length` bytes. A connection whose hello is wrong
- * is closed (the TCP port is open to the network; the cookie keeps strangers out). */
+ * is closed (the TCP port is open to the network; the cookie keeps strangers out).
+ *
+ * Same host (docs/design.md, "hrace's own traffic"): every process makes at MPI_Init an inbox,
+ * a memfd that nothing names, with a control page and two byte rings (requests, replies) per
+ * process of its host; a sender maps its two rings and the control page of the receiver's
+ * inbox through /proc/PID/fd/N at the connection's first use. The hello says `ring` (0 the
+ * request ring, 1 the reply ring) and from then on the messages go into the ring, as a byte
+ * stream, in the order the socket would have carried them; the socket carries only doorbells
+ * (one byte: a reader should look) and, by its end, the sender's end. Readers look at the
+ * rings with plain loads. The control page counts the receiver's threads that are looking
+ * (`polling`: the progress thread while awake, threads spinning in hrace__chan_spin): a
+ * sender rings the doorbell only when that count is 0. A request writer that finds its ring
+ * full sleeps on its socket until a reader makes room and writes a byte back (ring_write); a
+ * reply never waits (hrace__chan_reply's backlog). A process writes to itself on the socket. */
 #include "core/chan.h"
 
 #include <arpa/inet.h>
@@ -18,11 +31,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/random.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
 #include <sys/un.h>
+#include <sys/eventfd.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -45,9 +60,10 @@ typedef struct addr {
   uint16_t port;               /* TCP, 0: no TCP listener */
   uint16_t nip;
   uint32_t ip[MAX_IP];         /* IPv4, network order, non-loopback */
+  int32_t shm_pid, shm_fd;     /* the inbox: /proc/shm_pid/fd/shm_fd; shm_fd -1: none */
 } addr_t;
 
-typedef struct hello { uint32_t magic; int32_t rank; uint64_t cookie; } hello_t;
+typedef struct hello { uint32_t magic; int32_t rank; uint64_t cookie; int32_t ring, pad; } hello_t;
 typedef struct mhdr { uint32_t len; int32_t tag; } mhdr_t;
 
 static addr_t *addrs;          /* per world rank */
@@ -55,16 +71,87 @@ static int nprocs = -1;
 static uint64_t cookie;
 static int lfd_unix = -1, lfd_tcp = -1;
 
+/* ---- shared-memory rings ------------------------------------------------------------------ */
+#define SHM_PAGE 4096
+#define SHM_MAGIC 0x68727368u   /* "hrsh" */
+typedef struct shm_ctl {
+  uint32_t magic, ring_size, nslots, pad;
+  char line[48];
+  _Atomic int32_t polling;     /* the owner's threads looking at its rings now (own line) */
+} shm_ctl_t;
+/* A ring's page: the writer's and the reader's positions (bytes ever written, read), each on
+ * a cache line of its own, and the writer's flag that it waits for room; the ring_size bytes
+ * of data follow on the next page. */
+typedef struct ring {
+  _Atomic uint64_t head;
+  char p1[56];
+  _Atomic uint64_t tail;
+  char p2[56];
+  _Atomic uint32_t wwait;      /* the writer waits for room: the reader sends it a byte */
+} ring_t;
+
+static int *lidx;              /* per world rank: its index on this host, -1 elsewhere */
+static int nlocal;
+static size_t ring_size;       /* the same on every process of a host (from nlocal) */
+static int inbox_fd = -1, wake_fd = -1;   /* the inbox memfd; an eventfd the progress thread
+                                           * polls, for a last poller that leaves (unpoll) */
+static char *inbox;            /* this process's inbox, all of it */
+static size_t inbox_len;
+static shm_ctl_t *me_ctl;      /* its control page */
+
+static size_t slot_len(void) { return SHM_PAGE + ring_size; }
+static size_t slot_off(int k) { return SHM_PAGE + (size_t)k * slot_len(); }
+
+/* Copy what fits of n bytes into r (data at d); returns the count. Writer side. */
+static size_t ring_put(ring_t *r, char *d, const char *p, size_t n) {
+  uint64_t h = atomic_load_explicit(&r->head, memory_order_relaxed);
+  uint64_t t = atomic_load_explicit(&r->tail, memory_order_acquire);
+  size_t room = ring_size - (size_t)(h - t), done = 0;
+  if (n > room) n = room;
+  while (done < n) {
+    size_t at = (size_t)(h % ring_size), k = ring_size - at;
+    if (k > n - done) k = n - done;
+    memcpy(d + at, p + done, k);
+    done += k, h += k;
+  }
+  if (done) atomic_store_explicit(&r->head, h, memory_order_release);
+  return done;
+}
+
+/* Copy up to n waiting bytes out of r into p; returns the count. Reader side. */
+static size_t ring_get(ring_t *r, const char *d, char *p, size_t n) {
+  uint64_t t = atomic_load_explicit(&r->tail, memory_order_relaxed);
+  uint64_t h = atomic_load_explicit(&r->head, memory_order_acquire);
+  size_t have = (size_t)(h - t), done = 0;
+  if (n > have) n = have;
+  while (done < n) {
+    size_t at = (size_t)(t % ring_size), k = ring_size - at;
+    if (k > n - done) k = n - done;
+    memcpy(p + done, d + at, k);
+    done += k, t += k;
+  }
+  if (done) atomic_store_explicit(&r->tail, t, memory_order_release);
+  return done;
+}
+
+static int ring_empty(ring_t *r) {
+  return atomic_load_explicit(&r->head, memory_order_acquire) ==
+         atomic_load_explicit(&r->tail, memory_order_relaxed);
+}
+
 /* Outgoing connections: requests (application threads, one mutex per peer), replies
- * (progress thread only). */
+ * (whoever reads: the progress thread, or a helper under the readers' lock). With `ring`, the
+ * messages go there and fd carries the doorbells. */
 typedef struct out {
   int fd;
+  ring_t *ring;
+  char *data;                  /* the ring's bytes */
+  shm_ctl_t *ctl;              /* the receiver's control page */
   pthread_mutex_t mu;
   char *lazy;                  /* messages that may wait (hrace__chan_send_lazy) */
   size_t nlazy, caplazy;
 } out_t;
-static out_t *req;
-static int *rep;
+static out_t *req, *rep;
 static _Atomic int nlazy_peers;   /* peers with lazy messages waiting */
 #define LAZY_MAX 32768
 
@@ -109,7 +196,7 @@ static int mail_changed(void *arg) {
 static int spin_for_mail(int requests) {
   mail_spin_t a = { atomic_load_explicit(&mail_seq, memory_order_acquire), requests };
   pthread_mutex_unlock(&mail_mu);
-  int got = hrace__spin(mail_changed, &a, SPIN_NS);
+  int got = hrace__chan_spin(requests, mail_changed, &a, SPIN_NS);
   pthread_mutex_lock(&mail_mu);
   return got;
 }
@@ -221,7 +308,7 @@ static int try_connect(int family, const void *sa, socklen_t len) {
   return fd;
 }
 
-static int open_to(int peer) {
+static int connect_to(int peer) {
   const addr_t *a = &addrs[peer];
   int fd = -1;
   char via[64] = "";
@@ -254,32 +341,147 @@ static int open_to(int peer) {
                  "port %u on %d addresses): %s", peer, a->host, a->unix_name, a->port, a->nip,
                  strerror(errno));
   hrace__debug("connected to rank %d (%s) by %s", peer, a->host, via);
-  hello_t h = { HELLO_MAGIC, hrace__proc.rank, cookie };
-  struct iovec iov = { &h, sizeof h };
-  if (write_all(fd, &iov, 1)) hrace__fatal("cannot greet rank %d: %s", peer, strerror(errno));
   return fd;
 }
 
+/* The peer's inbox as this process writes it: its control page and this process's two rings
+ * there, mapped once (under map_mu); NULL when there is none (another host, transport=tcp,
+ * the peer made none, or the mapping failed: then the socket carries the messages). */
+typedef struct peer_map { shm_ctl_t *ctl; char *slots; int tried; } peer_map_t;
+static peer_map_t *pmap;
+static pthread_mutex_t map_mu = PTHREAD_MUTEX_INITIALIZER;
+
+static peer_map_t *map_peer(int peer) {
+  peer_map_t *m = &pmap[peer];
+  pthread_mutex_lock(&map_mu);
+  if (!m->tried) {
+    m->tried = 1;
+    const addr_t *a = &addrs[peer];
+    int me = hrace__proc.rank;
+    if (inbox && a->shm_fd >= 0 && lidx[peer] >= 0 && lidx[me] >= 0) {
+      char path[64];
+      snprintf(path, sizeof path, "/proc/%d/fd/%d", (int)a->shm_pid, (int)a->shm_fd);
+      int fd = open(path, O_RDWR | O_CLOEXEC);
+      void *c = MAP_FAILED, *sl = MAP_FAILED;
+      if (fd >= 0) {
+        c = mmap(NULL, SHM_PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+        sl = mmap(NULL, 2 * slot_len(), PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+                  (off_t)slot_off(2 * lidx[me]));
+        close(fd);
+      }
+      if (c != MAP_FAILED && sl != MAP_FAILED && ((shm_ctl_t *)c)->magic == SHM_MAGIC &&
+          ((shm_ctl_t *)c)->ring_size == ring_size) {
+        m->ctl = c, m->slots = sl;
+      } else {
+        hrace__debug("rank %d's shared-memory inbox (%s): %s; its socket carries the messages",
+                     peer, path, fd < 0 ? strerror(errno) : "cannot map it");
+        if (c != MAP_FAILED) munmap(c, SHM_PAGE);
+        if (sl != MAP_FAILED) munmap(sl, 2 * slot_len());
+      }
+    }
+  }
+  pthread_mutex_unlock(&map_mu);
+  return m->ctl ? m : NULL;
+}
+
+/* Open o to peer: kind 0 carries requests, 1 replies. */
+static void open_out(out_t *o, int peer, int kind) {
+  o->fd = connect_to(peer);
+  /* To itself a process writes on the socket: its own reader may be the writer (replies), or
+   * wait for a lock the writer holds. */
+  peer_map_t *m = strcmp(hrace__opt.transport, "tcp") && same_host(peer) &&
+                  peer != hrace__proc.rank ? map_peer(peer) : NULL;
+  hello_t h = { HELLO_MAGIC, hrace__proc.rank, cookie, m ? kind : -1, 0 };
+  struct iovec iov = { &h, sizeof h };
+  if (write_all(o->fd, &iov, 1)) hrace__fatal("cannot greet rank %d: %s", peer, strerror(errno));
+  if (m) {
+    o->ctl = m->ctl;
+    o->ring = (ring_t *)(m->slots + (size_t)kind * slot_len());
+    o->data = (char *)o->ring + SHM_PAGE;
+    hrace__debug("messages to rank %d go through shared memory", peer);
+  }
+}
+
+/* After publishing into o's ring: ring the doorbell if no reader of the receiver is looking.
+ * The fence orders the publication before the look at `polling` (docs/design.md, "hrace's own
+ * traffic": either the receiver's last reader, leaving, sees the bytes, or this sees it gone). A
+ * full socket holds doorbells the receiver has not read yet: it will look anyway. */
+static void ring_bell(out_t *o) {
+  atomic_thread_fence(memory_order_seq_cst);
+  if (atomic_load_explicit(&o->ctl->polling, memory_order_relaxed) > 0) return;
+  char b = 0;
+  while (send(o->fd, &b, 1, MSG_NOSIGNAL | MSG_DONTWAIT) < 0 && errno == EINTR) {}
+}
+
+/* The bytes of iov into o's ring, in pieces when they do not fit: the receiver's readers make
+ * room (the doorbell wakes its progress thread when none looks). A writer that finds no room
+ * after a few yields says so in the ring (wwait), looks once more, and sleeps in poll() on its
+ * socket, where the reader that makes room writes a byte back (the same fences as the
+ * doorbell's, the other way round; the 100 ms timeout is only a safety net). Returns -1 if the
+ * receiver ended meanwhile (its end of the socket closed). */
+static int ring_write(out_t *o, struct iovec *iov, int niov) {
+  unsigned idle = 0;
+  for (int i = 0; i < niov; i++) {
+    const char *p = iov[i].iov_base;
+    size_t n = iov[i].iov_len;
+    while (n) {
+      size_t k = ring_put(o->ring, o->data, p, n);
+      p += k, n -= k;
+      if (!n) break;
+      if (k) {
+        ring_bell(o);   /* the reader may be asleep: a full ring must be read */
+        idle = 0;
+        continue;
+      }
+      if (++idle < 16) {
+        sched_yield();
+        continue;
+      }
+      atomic_store_explicit(&o->ring->wwait, 1, memory_order_seq_cst);
+      atomic_thread_fence(memory_order_seq_cst);
+      uint64_t h = atomic_load_explicit(&o->ring->head, memory_order_relaxed);
+      if (h - atomic_load_explicit(&o->ring->tail, memory_order_acquire) < ring_size) continue;
+      struct pollfd pf = { .fd = o->fd, .events = POLLIN };
+      if (poll(&pf, 1, 100) > 0) {
+        char b[64];
+        ssize_t r = read(o->fd, b, sizeof b);
+        if (r == 0 || (r < 0 && errno != EINTR && errno != EAGAIN)) {
+          errno = EPIPE;
+          return -1;
+        }
+      }
+    }
+  }
+  atomic_store_explicit(&o->ring->wwait, 0, memory_order_relaxed);
+  ring_bell(o);
+  return 0;
+}
+
+static int out_write(out_t *o, struct iovec *iov, int niov) {
+  return o->ring ? ring_write(o, iov, niov) : write_all(o->fd, iov, niov);
+}
+
 /* One message, after `pre` bytes of earlier ones (the lazy buffer: 0 or more), in one write. */
-static void put_after(int fd, int peer, const void *pre, size_t npre, int32_t tag, const void *a,
+static void put_after(out_t *o, int peer, const void *pre, size_t npre, int32_t tag, const void *a,
                       size_t na, const void *b, size_t nb) {
   if (na + nb > UINT32_MAX) hrace__fatal("internal message of %zu bytes is too large", na + nb);
   mhdr_t h = { (uint32_t)(na + nb), tag };
   struct iovec iov[4] = { { (void *)pre, npre }, { &h, sizeof h }, { (void *)a, na },
                           { (void *)b, nb } };
   int skip = npre ? 0 : 1;
-  if (write_all(fd, iov + skip, (nb ? 4 : 3) - skip))
+  if (out_write(o, iov + skip, (nb ? 4 : 3) - skip))
     hrace__warn("lost a message to rank %d (its connection failed: %s)", peer, strerror(errno));
 }
 
-static void put(int fd, int peer, int32_t tag, const void *a, size_t na, const void *b, size_t nb) {
-  put_after(fd, peer, NULL, 0, tag, a, na, b, nb);
+static void put(out_t *o, int peer, int32_t tag, const void *a, size_t na, const void *b,
+                size_t nb) {
+  put_after(o, peer, NULL, 0, tag, a, na, b, nb);
 }
 
 static void flush_locked(out_t *o, int peer) {
   if (!o->nlazy) return;
   struct iovec iov = { o->lazy, o->nlazy };
-  if (write_all(o->fd, &iov, 1))
+  if (out_write(o, &iov, 1))
     hrace__warn("lost messages to rank %d (its connection failed: %s)", peer, strerror(errno));
   o->nlazy = 0;
   atomic_fetch_sub_explicit(&nlazy_peers, 1, memory_order_relaxed);
@@ -288,10 +490,10 @@ static void flush_locked(out_t *o, int peer) {
 void hrace__chan_send(int peer, int32_t tag, const void *a, size_t na, const void *b, size_t nb) {
   out_t *o = &req[peer];
   pthread_mutex_lock(&o->mu);
-  if (o->fd < 0) o->fd = open_to(peer);
+  if (o->fd < 0) open_out(o, peer, 0);
   /* What waited goes first, in the same write (one order per connection; a completion after
    * its records costs one system call). */
-  put_after(o->fd, peer, o->lazy, o->nlazy, tag, a, na, b, nb);
+  put_after(o, peer, o->lazy, o->nlazy, tag, a, na, b, nb);
   if (o->nlazy) {
     o->nlazy = 0;
     atomic_fetch_sub_explicit(&nlazy_peers, 1, memory_order_relaxed);
@@ -303,7 +505,7 @@ void hrace__chan_send_lazy(int peer, int32_t tag, const void *a, size_t na) {
   out_t *o = &req[peer];
   mhdr_t h = { (uint32_t)na, tag };
   pthread_mutex_lock(&o->mu);
-  if (o->fd < 0) o->fd = open_to(peer);
+  if (o->fd < 0) open_out(o, peer, 0);
   if (o->nlazy + sizeof h + na > o->caplazy) {
     o->caplazy = o->nlazy + sizeof h + na > 2 * LAZY_MAX ? o->nlazy + sizeof h + na : 2 * LAZY_MAX;
     o->lazy = realloc(o->lazy, o->caplazy);
@@ -327,9 +529,50 @@ void hrace__chan_flush(void) {
   }
 }
 
+/* Replies into a ring never wait for room: what does not fit waits in the connection's backlog
+ * (its `lazy` buffer, unused otherwise), behind which every later reply to that peer queues,
+ * and goes out as room appears (flush_replies, by whoever reads). So a reader never blocks on
+ * a peer whose own reader may be blocked on it. Under rd_mu. */
+static int nbacklog;   /* reply connections with a backlog */
+
+static void backlog_add(out_t *o, const char *p, size_t n) {
+  if (o->nlazy + n > o->caplazy) {
+    o->caplazy = o->nlazy + n > 2 * o->caplazy ? o->nlazy + n : 2 * o->caplazy;
+    if (!(o->lazy = realloc(o->lazy, o->caplazy))) abort();
+  }
+  if (!o->nlazy) nbacklog++;
+  memcpy(o->lazy + o->nlazy, p, n);
+  o->nlazy += n;
+}
+
+static void flush_replies(void) {
+  for (int i = 0; nbacklog && i < nprocs; i++) {
+    out_t *o = &rep[i];
+    if (!o->nlazy) continue;
+    size_t k = ring_put(o->ring, o->data, o->lazy, o->nlazy);
+    if (!k) continue;
+    memmove(o->lazy, o->lazy + k, o->nlazy - k);
+    o->nlazy -= k;
+    if (!o->nlazy) nbacklog--;
+    ring_bell(o);
+  }
+}
+
 void hrace__chan_reply(int peer, int32_t tag, const void *buf, size_t n) {
-  if (rep[peer] < 0) rep[peer] = open_to(peer);
-  put(rep[peer], peer, tag, buf, n, NULL, 0);
+  out_t *o = &rep[peer];
+  if (o->fd < 0) open_out(o, peer, 1);
+  if (!o->ring) {
+    put(o, peer, tag, buf, n, NULL, 0);
+    return;
+  }
+  if (n > UINT32_MAX) hrace__fatal("internal message of %zu bytes is too large", n);
+  mhdr_t h = { (uint32_t)n, tag };
+  size_t k = o->nlazy ? 0 : ring_put(o->ring, o->data, (const char *)&h, sizeof h);
+  if (k == sizeof h) k += ring_put(o->ring, o->data, buf, n);
+  if (k) ring_bell(o);
+  if (k < sizeof h) backlog_add(o, (const char *)&h + k, sizeof h - k);
+  size_t kb = k > sizeof h ? k - sizeof h : 0;
+  if (kb < n) backlog_add(o, (const char *)buf + kb, n - kb);
 }
 
 /* ---- the progress thread's side ----------------------------------------------------------- */
@@ -342,6 +585,11 @@ typedef struct in {
   int fd, rank;                /* rank -1 until the hello arrived */
   int replies;                 /* it has carried replies: it carries nothing else (chan.h) */
   int borrowed;                /* buf is the scratch buffer (inside one fill .. settle) */
+  int bells;                   /* a socket whose messages travel in a ring: only doorbells */
+  int slot;                    /* with bells: its ring, slots[slot] */
+  int back;                    /* a ring's socket: to wake its writer when it waits for room */
+  ring_t *ring;                /* a ring of this process's inbox (slots[]): its messages */
+  const char *data;
   char *buf;
   size_t len, cap;
 } in_t;
@@ -357,6 +605,13 @@ static pthread_mutex_t rd_mu = PTHREAD_MUTEX_INITIALIZER;
 static in_t *in;
 static int nin;
 static hrace_chan_fn serve_fn;   /* set while the progress thread serves */
+/* The rings of this process's inbox, two per process of the host (2 * local index + 0 for
+ * requests, + 1 for replies), as connections of their own; `sopen` lists those a hello has
+ * announced, in the order they were (the progress thread appends under rd_mu; a fixed array,
+ * so a reader without the lock reads the first nsopen entries). */
+static in_t *slots;
+static int *sopen;
+static _Atomic int nsopen;
 static char *scratch;            /* the readers' buffer (under rd_mu) */
 static size_t scratch_cap;
 
@@ -374,9 +629,32 @@ static int drain(in_t *c, hrace_chan_fn fn) {
       c->fd = -1;
       return 1;
     }
+    int k = h.ring >= 0 && lidx[h.rank] >= 0 && inbox ? 2 * lidx[h.rank] + (h.ring & 1) : -1;
+    if (h.ring >= 0 && k < 0) {
+      hrace__warn("closed a connection from rank %d: it writes to a shared-memory inbox this "
+                  "rank does not have", h.rank);
+      close(c->fd);
+      c->fd = -1;
+      return 1;
+    }
     c->rank = h.rank;
     nconn[h.rank]++;
     off = sizeof h;
+    if (k >= 0) {   /* the messages come in the ring, the socket brings doorbells */
+      c->bells = 1;
+      c->slot = k;
+      c->len = 0;
+      slots[k].back = c->fd;
+      if (!slots[k].ring) {
+        slots[k] = (in_t){ .fd = -1, .rank = h.rank, .replies = h.ring & 1, .back = c->fd,
+                           .ring = (ring_t *)(inbox + slot_off(k)),
+                           .data = inbox + slot_off(k) + SHM_PAGE };
+        int n = atomic_load_explicit(&nsopen, memory_order_relaxed);
+        sopen[n] = k;
+        atomic_store_explicit(&nsopen, n + 1, memory_order_release);
+      }
+      return 1;
+    }
   }
   while (go && c->len - off >= sizeof(mhdr_t)) {
     mhdr_t h;
@@ -410,6 +688,17 @@ static int fill(in_t *c) {
     c->buf = realloc(c->buf, c->cap);
     if (!c->buf) abort();
   }
+  if (c->ring) {
+    size_t got = ring_get(c->ring, c->data, c->buf + c->len, c->cap - c->len);
+    c->len += got;
+    atomic_thread_fence(memory_order_seq_cst);   /* room made, then the look at wwait */
+    if (got && c->back >= 0 && atomic_load_explicit(&c->ring->wwait, memory_order_relaxed)) {
+      atomic_store_explicit(&c->ring->wwait, 0, memory_order_relaxed);
+      char b = 0;
+      while (send(c->back, &b, 1, MSG_NOSIGNAL | MSG_DONTWAIT) < 0 && errno == EINTR) {}
+    }
+    return 1;
+  }
   for (;;) {
     ssize_t r = read(c->fd, c->buf + c->len, c->cap - c->len);
     if (r > 0) {
@@ -440,13 +729,122 @@ static void settle(in_t *c) {
   }
 }
 
+/* Read what waits in the announced rings (under rd_mu): one copy per ring and call, the
+ * rest at the next. Returns whether anything was read; *go becomes 0 when fn said stop. */
+static int read_rings(hrace_chan_fn fn, int requests, int *go) {
+  int got = 0, n = atomic_load_explicit(&nsopen, memory_order_acquire);
+  for (int i = 0; *go && i < n; i++) {
+    in_t *c = &slots[sopen[i]];
+    if ((!requests && !c->replies) || ring_empty(c->ring)) continue;
+    fill(c);
+    *go = drain(c, fn);
+    settle(c);
+    got = 1;
+  }
+  return got;
+}
+
+/* Is something unread in an announced ring? (Without rd_mu: sopen only grows.) */
+static int rings_pending(void) {
+  int n = atomic_load_explicit(&nsopen, memory_order_acquire);
+  for (int i = 0; i < n; i++)
+    if (!ring_empty(slots[sopen[i]].ring)) return 1;
+  return 0;
+}
+
+/* This thread looks at the rings (polling + 1) or stops looking. The last one to stop looks once
+ * more after its decrement; what it finds there may have been published by a sender that saw it
+ * still looking and rang no doorbell, so it wakes the progress thread (docs/design.md, "hrace's
+ * own traffic"). */
+static void poll_begin(void) {
+  if (me_ctl) atomic_fetch_add_explicit(&me_ctl->polling, 1, memory_order_seq_cst);
+}
+
+static int poll_end(void) {
+  if (!me_ctl || atomic_fetch_sub_explicit(&me_ctl->polling, 1, memory_order_seq_cst) != 1)
+    return 0;
+  atomic_thread_fence(memory_order_seq_cst);
+  return rings_pending();
+}
+
+/* A spinning thread counts as looking only while its core is free: each of its yields comes
+ * back within LOOK_FAST_NS, too soon for another thread to have run (two context switches take
+ * longer). On a shared core a yield hands it to other processes for microseconds or more, and
+ * a message that rang no doorbell waited for the spinner to run again, while a progress thread
+ * woken by the doorbell runs at once (bench/README.md,
+ * "Session 14": the large wavefront at load 20 took 3.6-7.9 s against 2.1-2.4 s before, and
+ * 1.4-1.7 s when spinners never count). So one slow yield ends the counting for this wait and
+ * the thread's next HRACE_SPIN_BACKOFF (it spins on uncounted, core/spin.h's rules). */
+#define LOOK_FAST_NS 3000L
+
+int hrace__chan_spin(int requests, int (*ready)(void *), void *arg, int64_t limit_ns) {
+  static __thread unsigned uncounted;
+  if (!requests || !me_ctl) return hrace__spin(ready, arg, limit_ns);
+  if (uncounted) {
+    uncounted--;
+    return hrace__spin(ready, arg, limit_ns);
+  }
+  poll_begin();
+  int64_t t0 = hrace__spin_now(), t = t0;
+  int r = 0, slow = 0;
+  for (;;) {
+    sched_yield();
+    int64_t u = hrace__spin_now();
+    if ((r = ready(arg))) break;
+    if (u - t > LOOK_FAST_NS) {
+      slow = 1;
+      uncounted = HRACE_SPIN_BACKOFF;
+      break;
+    }
+    if (u - t0 > limit_ns) break;
+    t = u;
+  }
+  if (poll_end()) {
+    uint64_t one = 1;
+    while (write(wake_fd, &one, sizeof one) < 0 && errno == EINTR) {}
+  }
+  if (slow) r = hrace__spin(ready, arg, limit_ns - (hrace__spin_now() - t0));
+  return r;
+}
+
+/* A socket that carries doorbells only: read them all (they say nothing but "look"). Returns 0
+ * once the sender's end closed. */
+static int read_bells(in_t *c) {
+  char b[256];
+  for (;;) {
+    ssize_t r = read(c->fd, b, sizeof b);
+    if (r == (ssize_t)sizeof b) continue;
+    if (r > 0) return 1;
+    if (r < 0 && errno == EINTR) continue;
+    return r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK);
+  }
+}
+
+/* The ring that c's doorbells belong to (the hello said which): read it to its end. The socket
+ * closes only when the sender's process ends, after everything it wrote into the ring. */
+static int drain_ring_of(in_t *c, hrace_chan_fn fn) {
+  int go = 1;
+  in_t *s = &slots[c->slot];
+  s->back = -1;   /* the socket closes next */
+  while (go && !ring_empty(s->ring)) {
+    fill(s);
+    go = drain(s, fn);
+    settle(s);
+  }
+  return go;
+}
+
 void hrace__chan_serve(hrace_chan_fn fn) {
   struct pollfd *pf = NULL;
   int cap = 0, go = 1;
   pthread_mutex_lock(&rd_mu);
   serve_fn = fn;
+  poll_begin();   /* awake: senders need not ring */
   while (go) {
-    if (cap < nin + 2) {
+    if (nbacklog) flush_replies();
+    if (read_rings(fn, 1, &go)) continue;
+    if (!go) break;
+    if (cap < nin + 3) {
       cap = cap ? 2 * cap : 64;
       in = realloc(in, cap * sizeof *in);
       pf = realloc(pf, cap * sizeof *pf);
@@ -455,19 +853,46 @@ void hrace__chan_serve(hrace_chan_fn fn) {
     int np = 0;
     pf[np++] = (struct pollfd){ .fd = lfd_unix, .events = POLLIN };
     pf[np++] = (struct pollfd){ .fd = lfd_tcp, .events = POLLIN };   /* -1: ignored */
+    pf[np++] = (struct pollfd){ .fd = wake_fd, .events = POLLIN };   /* -1: ignored */
     for (int i = 0; i < nin; i++) pf[np++] = (struct pollfd){ .fd = in[i].fd, .events = POLLIN };
+    /* Room for a backlog appears without a doorbell. Otherwise the doorbell protocol wakes us
+     * (docs/design.md, "hrace's own traffic"); the 100 ms bound is a guard, not a mechanism: were
+     * a wake-up ever lost, a message would wait that long instead of forever, and the next look
+     * at the rings says so (debug=1). */
+    int tmo = nbacklog ? 1 : 100;
     pthread_mutex_unlock(&rd_mu);
-    int rc = poll(pf, (nfds_t)np, -1);
+    /* Asleep from here: a sender that published before our look below is seen by it, one
+     * after it sees polling drop and rings (or a leaving poller wakes us: wake_fd). */
+    if (poll_end()) {
+      poll_begin();
+      pthread_mutex_lock(&rd_mu);
+      continue;
+    }
+    int rc = poll(pf, (nfds_t)np, tmo);
+    poll_begin();
     pthread_mutex_lock(&rd_mu);
+    if (rc == 0 && tmo > 1 && rings_pending())
+      hrace__debug("progress thread: a ring held messages but no doorbell rang (found by the "
+                   "100 ms guard)");
     if (rc < 0) {
       if (errno == EINTR) continue;
       hrace__fatal("progress thread: poll failed: %s", strerror(errno));
     }
+    if (pf[2].revents & POLLIN) {
+      uint64_t v;
+      while (read(wake_fd, &v, sizeof v) < 0 && errno == EINTR) {}
+    }
     for (int i = 0; go && i < nin; i++) {
-      if (!pf[2 + i].revents) continue;
-      int open = fill(&in[i]);   /* a helper may have read it meanwhile: then nothing */
-      go = drain(&in[i], fn);
-      settle(&in[i]);
+      if (!pf[3 + i].revents) continue;
+      int open;
+      if (in[i].bells) {
+        open = read_bells(&in[i]);
+        if (!open) go = drain_ring_of(&in[i], fn);
+      } else {
+        open = fill(&in[i]);   /* a helper may have read it meanwhile: then nothing */
+        go = drain(&in[i], fn);
+        settle(&in[i]);
+      }
       if ((!open || in[i].fd < 0) && go) {
         if (in[i].fd >= 0) close(in[i].fd), closed(in[i].rank);
         free(in[i].buf);
@@ -482,7 +907,7 @@ void hrace__chan_serve(hrace_chan_fn fn) {
       if (!(pf[l].revents & POLLIN)) continue;
       int fd = accept4(pf[l].fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
       if (fd < 0) continue;
-      if (nin + 2 >= cap) {
+      if (nin + 3 >= cap) {
         cap *= 2;
         in = realloc(in, cap * sizeof *in);
         pf = realloc(pf, cap * sizeof *pf);
@@ -491,6 +916,11 @@ void hrace__chan_serve(hrace_chan_fn fn) {
       in[nin++] = (in_t){ .fd = fd, .rank = -1 };
     }
   }
+  poll_end();
+  for (int i = 0; nbacklog && i < 1000; i++) {   /* replies still owed: at most 1 s more */
+    flush_replies();
+    if (nbacklog) usleep(1000);
+  }
   serve_fn = NULL;
   for (int i = 0; i < nin; i++) {
     if (in[i].fd >= 0) close(in[i].fd);
@@ -498,6 +928,10 @@ void hrace__chan_serve(hrace_chan_fn fn) {
   }
   free(in);
   in = NULL, nin = 0;
+  for (int i = 0; i < atomic_load_explicit(&nsopen, memory_order_relaxed); i++) {
+    free(slots[sopen[i]].buf);
+    slots[sopen[i]].buf = NULL, slots[sopen[i]].len = 0;
+  }
   free(scratch);
   scratch = NULL, scratch_cap = 0;
   pthread_mutex_unlock(&rd_mu);
@@ -507,13 +941,15 @@ void hrace__chan_serve(hrace_chan_fn fn) {
 int hrace__chan_help(int requests) {
   if (pthread_mutex_trylock(&rd_mu)) return 0;   /* the progress thread or another helper */
   struct pollfd pf[32];
-  int idx[32], np = 0, got = 0;
+  int idx[32], np = 0, got = 0, go = 1;
   hrace_chan_fn fn = serve_fn;
+  if (nbacklog) flush_replies();
+  if (fn) got = read_rings(fn, requests, &go);   /* fn never stops on a helper (chan.h) */
   for (int i = 0; fn && i < nin && np < 32; i++)
-    if (in[i].fd >= 0 && in[i].rank >= 0 && (requests || in[i].replies))
+    if (in[i].fd >= 0 && in[i].rank >= 0 && !in[i].bells && (requests || in[i].replies))
       idx[np] = i, pf[np++] = (struct pollfd){ .fd = in[i].fd, .events = POLLIN };
-  /* One system call to see which have data; a closed connection is left to the progress
-   * thread (it closes and counts it). */
+  /* One system call to see which sockets have data; a closed connection is left to the
+   * progress thread (it closes and counts it). */
   if (np && poll(pf, (nfds_t)np, 0) > 0)
     for (int k = 0; k < np; k++) {
       if (!(pf[k].revents & POLLIN)) continue;
@@ -523,7 +959,7 @@ int hrace__chan_help(int requests) {
         settle(c);
         continue;
       }
-      drain(c, fn);   /* fn never stops on a helper (its owner's promise, chan.h) */
+      drain(c, fn);
       settle(c);
       got = 1;
     }
@@ -535,10 +971,10 @@ void hrace__chan_connect(int peer) {
   if (!req || peer < 0 || peer >= nprocs) return;
   out_t *o = &req[peer];
   pthread_mutex_lock(&o->mu);
-  if (o->fd < 0) o->fd = open_to(peer);
+  if (o->fd < 0) open_out(o, peer, 0);
   pthread_mutex_unlock(&o->mu);
   pthread_mutex_lock(&rd_mu);      /* rep[] belongs to whoever reads (and so replies) */
-  if (rep[peer] < 0) rep[peer] = open_to(peer);
+  if (rep[peer].fd < 0) open_out(&rep[peer], peer, 1);
   pthread_mutex_unlock(&rd_mu);
 }
 
@@ -622,19 +1058,54 @@ static int first_gather(addr_t *mine) {
   return 0;
 }
 
+/* This process's inbox (the file's head comment): two rings of 64 KiB per process of the host
+ * (its pages are touched only as a ring is used, and its own two stay unused). Without it
+ * (transport=tcp, or memfd_create failed) the sockets carry everything. */
+static void make_inbox(addr_t *mine, const char *tr) {
+  mine->shm_pid = (int32_t)getpid();
+  mine->shm_fd = -1;
+  ring_size = 65536;
+  if (strcmp(tr, "tcp") == 0 || nlocal < 1) return;
+  inbox_len = slot_off(2 * nlocal);
+  int fd = memfd_create("hrace-inbox", MFD_CLOEXEC);
+  void *p = MAP_FAILED;
+  if (fd >= 0 && ftruncate(fd, (off_t)inbox_len) == 0)
+    p = mmap(NULL, inbox_len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  int efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+  slots = calloc((size_t)(2 * nlocal), sizeof *slots);
+  sopen = calloc((size_t)(2 * nlocal), sizeof *sopen);
+  if (p == MAP_FAILED || efd < 0 || !slots || !sopen) {
+    hrace__debug("no shared-memory inbox (%s): sockets carry hrace's messages", strerror(errno));
+    if (fd >= 0) close(fd);
+    if (efd >= 0) close(efd);
+    if (p != MAP_FAILED) munmap(p, inbox_len);
+    free(slots), free(sopen);
+    slots = NULL, sopen = NULL;
+    return;
+  }
+  inbox = p, inbox_fd = fd, wake_fd = efd;
+  me_ctl = (shm_ctl_t *)inbox;
+  me_ctl->magic = SHM_MAGIC;
+  me_ctl->ring_size = (uint32_t)ring_size;
+  me_ctl->nslots = (uint32_t)(2 * nlocal);
+  mine->shm_fd = fd;
+}
+
 int hrace__chan_init(void) {
   nprocs = hrace__proc.size;
   int me = hrace__proc.rank;
   const char *tr = hrace__opt.transport;   /* auto or tcp: options.c checked it */
   addrs = calloc((size_t)nprocs, sizeof *addrs);
   req = calloc((size_t)nprocs, sizeof *req);
-  rep = malloc((size_t)nprocs * sizeof *rep);
+  rep = calloc((size_t)nprocs, sizeof *rep);
+  pmap = calloc((size_t)nprocs, sizeof *pmap);
+  lidx = malloc((size_t)nprocs * sizeof *lidx);
   nconn = calloc((size_t)nprocs, sizeof *nconn);
   gone = calloc((size_t)nprocs, 1);
-  if (!addrs || !req || !rep || !nconn || !gone) abort();
+  if (!addrs || !req || !rep || !nconn || !gone || !pmap || !lidx) abort();
   for (int i = 0; i < nprocs; i++) {
     req[i].fd = -1;
-    rep[i] = -1;
+    rep[i].fd = -1;
     pthread_mutex_init(&req[i].mu, NULL);
   }
   raise_fd_limit();
@@ -644,7 +1115,13 @@ int hrace__chan_init(void) {
   /* Which hosts are there? TCP only when some peer is elsewhere (or when asked for). */
   if (first_gather(&mine)) return -1;
   int remote = 0;
-  for (int i = 0; i < nprocs; i++) remote |= strcmp(addrs[i].host, mine.host) != 0;
+  nlocal = 0;
+  for (int i = 0; i < nprocs; i++) {
+    int same = strcmp(addrs[i].host, mine.host) == 0;
+    remote |= !same;
+    lidx[i] = same ? nlocal++ : -1;
+  }
+  make_inbox(&mine, tr);
   if (remote || strcmp(tr, "tcp") == 0 || lfd_unix < 0) lfd_tcp = listen_tcp(&mine);
   if (me == 0 && getrandom(&cookie, sizeof cookie, 0) != sizeof cookie)
     cookie = hrace_hash_mix64((uint64_t)time(NULL) << 22 ^ (uint64_t)getpid());
@@ -678,16 +1155,24 @@ int hrace__chan_hosts(void) {   /* once, at MPI_Init: sort the names, count the 
 void hrace__chan_fini(void) {
   for (int i = 0; i < nprocs; i++) {
     if (req[i].fd >= 0) close(req[i].fd);
-    if (rep[i] >= 0) close(rep[i]);
-    free(req[i].lazy);
+    if (rep[i].fd >= 0) close(rep[i].fd);
+    if (pmap[i].ctl) munmap(pmap[i].ctl, SHM_PAGE), munmap(pmap[i].slots, 2 * slot_len());
+    free(req[i].lazy), free(rep[i].lazy);
     pthread_mutex_destroy(&req[i].mu);
   }
   if (progress_comm != MPI_COMM_NULL) PMPI_Comm_free(&progress_comm);
   if (lfd_unix >= 0) close(lfd_unix);
   if (lfd_tcp >= 0) close(lfd_tcp);
   lfd_unix = lfd_tcp = -1;
-  free(addrs), free(req), free(rep), free(nconn), free(gone);
-  addrs = NULL, req = NULL, rep = NULL, nconn = NULL, gone = NULL;
+  free(addrs), free(req), free(rep), free(nconn), free(gone), free(pmap), free(lidx);
+  addrs = NULL, req = NULL, rep = NULL, nconn = NULL, gone = NULL, pmap = NULL, lidx = NULL;
+  if (inbox) munmap(inbox, inbox_len);
+  if (inbox_fd >= 0) close(inbox_fd);
+  if (wake_fd >= 0) close(wake_fd);
+  inbox = NULL, me_ctl = NULL, inbox_fd = wake_fd = -1;
+  atomic_store_explicit(&nsopen, 0, memory_order_relaxed);
+  free(slots), free(sopen);
+  slots = NULL, sopen = NULL;
   pthread_mutex_lock(&mail_mu);
   hrace_list_for_each(l, nx, &mail) {
     mail_t *m = hrace_list_entry(l, mail_t, link);

@@ -1,17 +1,20 @@
 /* hrace's own messages between processes (docs/design.md, "hrace's own traffic"): operation
- * records, lock tokens, acknowledgements, synchronous-send queries. They travel on sockets,
- * not on MPI, so that hrace's progress thread makes no MPI calls and the application keeps the
- * MPI thread level it asked for (MPI_THREAD_MULTIPLE alone costs Open MPI about 56 ns per
- * message; bench/README.md).
+ * records, lock tokens, acknowledgements, synchronous-send queries. They travel on channels of
+ * hrace's own, not on MPI, so that hrace's progress thread makes no MPI calls and the
+ * application keeps the MPI thread level it asked for (MPI_THREAD_MULTIPLE alone costs Open MPI
+ * about 56 ns per message; bench/README.md).
  *
  * Every process listens on a Unix socket (abstract namespace) and, when some peer runs on
  * another host, a TCP socket; the addresses are exchanged once, in MPI_Init. A process opens
  * two connections to a peer lazily: one for requests from the application's threads (writes
  * serialised per peer, so one thread's requests arrive in issue order and every request
- * arrives in the order the writes were made), one for the progress thread's replies. The
- * progress thread reads, and so may a thread waiting inside a call (hrace__chan_help), one at
- * a time: requests go to the handler, replies to a mailbox where the requesting thread waits. Replies are small and bounded by the requests waiting for them,
- * so a progress thread never blocks on a full socket and two of them cannot deadlock. */
+ * arrives in the order the writes were made), one for the progress thread's replies. To a peer
+ * of the same host, each connection's messages go through a shared-memory ring in the peer's
+ * inbox and its socket carries only doorbells, written when no thread of the peer looks at its
+ * rings (chan.c). The progress thread reads, and so may a thread waiting inside a call
+ * (hrace__chan_help), one at a time: requests go to the handler, replies to a mailbox where the
+ * requesting thread waits. Replies are small and bounded by the requests waiting for them, so a
+ * progress thread never blocks on a full socket or ring and two of them cannot deadlock. */
 #ifndef HRACE_CORE_CHAN_H
 #define HRACE_CORE_CHAN_H
 #include <stddef.h>
@@ -70,6 +73,11 @@ void hrace__chan_serve(hrace_chan_fn fn);
  * carried replies are read. Returns whether anything was read. docs/rma.md,
  * "Synchronisation", says why and what stays on the progress thread. */
 int hrace__chan_help(int requests);
+/* hrace__spin (core/spin.h) for a caller whose ready() reads the channel with
+ * hrace__chan_help(requests): with `requests`, the thread counts meanwhile as a reader of this
+ * process's shared-memory rings while its core is free, so that senders ring no doorbell (no
+ * system call, and no wake-up of the progress thread for a message this thread reads itself). */
+int hrace__chan_spin(int requests, int (*ready)(void *), void *arg, int64_t limit_ns);
 /* Let MPI progress once (a probe that matches nothing), for a thread inside an MPI call that
  * waits for hrace: a peer's MPI call may need this process inside MPI (MPICH). */
 void hrace__chan_poke(void);

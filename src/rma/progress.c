@@ -81,9 +81,9 @@ static void raw_send(int target, const hrace_msg_t *h, const uint64_t *ranges,
   int n;
   void *buf = hrace__msg_pack(h, ranges, vc, func, file, blob, &n);
   /* The target's progress thread always drains its connections, so this returns as soon as
-   * the socket took the message, never waiting on the application (core/chan.h). Operation
-   * records may wait for the completion message that always follows them: one write per
-   * batch (bench/README.md, "RMA"). */
+   * the socket or ring took the message, never waiting on the application (core/chan.h).
+   * Operation records may wait for the completion message that always follows them: one write
+   * per batch (bench/README.md, "RMA"). */
   if (h->type == HRACE_MSG_OP) hrace__chan_send_lazy(target, HRACE_CHAN_CTL, buf, (size_t)n);
   else hrace__chan_send(target, HRACE_CHAN_CTL, buf, (size_t)n, NULL, 0);
   free(buf);

@@ -139,7 +139,7 @@ static void await(const hrace_win_t *w, const uint8_t *need, unsigned *have, uin
   long waited = 0;
   for (;;) {
     if (arrived(w, need, have)) break;
-    /* The POST or DONE may be on our socket, read by nobody yet: apply it on this thread
+    /* The POST or DONE may be in our ring, read by nobody yet: apply it on this thread
      * rather than wait for the progress thread to be scheduled and wake us (core/chan.h,
      * hrace__chan_help; docs/rma.md, "Synchronisation"). */
     hrace__win_unlock();
@@ -149,7 +149,7 @@ static void await(const hrace_win_t *w, const uint8_t *need, unsigned *have, uin
     if (!spun++) {
       spin_arg_t a = { w, need, have, &mpi_win, ended };
       hrace__win_unlock();
-      hrace__spin(deposit_ready, &a, SPIN_NS);
+      hrace__chan_spin(1, deposit_ready, &a, SPIN_NS);
       hrace__win_lock();
       continue;
     }
