@@ -102,36 +102,39 @@ static shm_ctl_t *me_ctl;      /* its control page */
 static size_t slot_len(void) { return SHM_PAGE + ring_size; }
 static size_t slot_off(int k) { return SHM_PAGE + (size_t)k * slot_len(); }
 
+/* n bytes between the ring's data d, from stream position pos on (wrapping at its end), and p:
+ * into the ring when `in`, out of it otherwise. */
+static void ring_copy(char *d, uint64_t pos, char *p, size_t n, int in) {
+  for (size_t done = 0, k; done < n; done += k, pos += k) {
+    size_t at = (size_t)(pos % ring_size);
+    k = ring_size - at < n - done ? ring_size - at : n - done;
+    if (in) memcpy(d + at, p + done, k);
+    else memcpy(p + done, d + at, k);
+  }
+}
+
 /* Copy what fits of n bytes into r (data at d); returns the count. Writer side. */
 static size_t ring_put(ring_t *r, char *d, const char *p, size_t n) {
   uint64_t h = atomic_load_explicit(&r->head, memory_order_relaxed);
   uint64_t t = atomic_load_explicit(&r->tail, memory_order_acquire);
-  size_t room = ring_size - (size_t)(h - t), done = 0;
+  size_t room = ring_size - (size_t)(h - t);
   if (n > room) n = room;
-  while (done < n) {
-    size_t at = (size_t)(h % ring_size), k = ring_size - at;
-    if (k > n - done) k = n - done;
-    memcpy(d + at, p + done, k);
-    done += k, h += k;
-  }
-  if (done) atomic_store_explicit(&r->head, h, memory_order_release);
-  return done;
+  if (!n) return 0;
+  ring_copy(d, h, (char *)p, n, 1);
+  atomic_store_explicit(&r->head, h + n, memory_order_release);
+  return n;
 }
 
 /* Copy up to n waiting bytes out of r into p; returns the count. Reader side. */
 static size_t ring_get(ring_t *r, const char *d, char *p, size_t n) {
   uint64_t t = atomic_load_explicit(&r->tail, memory_order_relaxed);
   uint64_t h = atomic_load_explicit(&r->head, memory_order_acquire);
-  size_t have = (size_t)(h - t), done = 0;
+  size_t have = (size_t)(h - t);
   if (n > have) n = have;
-  while (done < n) {
-    size_t at = (size_t)(t % ring_size), k = ring_size - at;
-    if (k > n - done) k = n - done;
-    memcpy(p + done, d + at, k);
-    done += k, t += k;
-  }
-  if (done) atomic_store_explicit(&r->tail, t, memory_order_release);
-  return done;
+  if (!n) return 0;
+  ring_copy((char *)d, t, p, n, 0);
+  atomic_store_explicit(&r->tail, t + n, memory_order_release);
+  return n;
 }
 
 static int ring_empty(ring_t *r) {
