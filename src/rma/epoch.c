@@ -316,7 +316,7 @@ static void fence_op_create(void) { PMPI_Op_create(fence_reduce, 1, &fence_op); 
 
 /* After the all-reduce: apply the `expect` fence COMPLETEs sent here, reading our own channel
  * (their senders wrote them before they entered the all-reduce, so on one host they are in our
- * sockets already), then raise the window's fence generation and handle what later fences
+ * rings or sockets already), then raise the window's fence generation and handle what later fences
  * sent meanwhile (progress.c, "Fence generations"). */
 static void fence_collect(hrace_win_t *w, uint32_t expect) {
   long waited = 0;
