@@ -82,6 +82,14 @@ __attribute__((always_inline)) static inline uint64_t hrace__athread_segment(con
   return (uint64_t)c->idx << 32 | c->l.c[c->idx];
 }
 
+/* Is [a, a+n) in the gap between tracked ranges or the idle buffer part this thread met last,
+ * under filter version seq (the slow path's caches above)? Nothing is in flight there then. */
+static inline bool hrace__athread_cached_untracked(const hrace_athread_t *t, uintptr_t a,
+                                                   unsigned n, unsigned seq) {
+  return (t->gseq == seq && a >= t->glo && a + n <= t->ghi) ||
+         (t->iseq == seq && a >= t->ilo && a + n <= t->ihi);
+}
+
 /* The shadow stack's version: the stamp of the innermost live push (0 at depth 0). With the
  * depth, it names the call chain of the innermost instrumented activation: a stamp is given
  * once, and while that activation lives the frames below it cannot change (changing one pops

@@ -181,9 +181,7 @@ __attribute__((noinline)) static void tracked(uintptr_t a, unsigned n, uint16_t 
   hrace_athread_t *at = &hrace__at;
   if (!done) {
     const unsigned s = atomic_load_explicit(&hrace__filter_seq, memory_order_acquire);
-    if ((at->gseq == s && a >= at->glo && a + n <= at->ghi) ||   /* the gap met last */
-        (at->iseq == s && a >= at->ilo && a + n <= at->ihi))     /* an idle buffer */
-      done = 1;                   /* nothing in flight there */
+    if (hrace__athread_cached_untracked(at, a, n, s)) done = 1;   /* nothing in flight there */
   }
   int in_window = 0;
   if (!done) {
@@ -293,8 +291,7 @@ void hrace__access_more(uintptr_t a, unsigned n, uint16_t flags, uint16_t op, ui
     /* The gap and idle caches (thread.h) are exact for their version, as tracked() would
      * find them (through tracked(), manygets' load of `win` cost 106 instructions). */
     const unsigned s = atomic_load_explicit(&hrace__filter_seq, memory_order_acquire);
-    if ((at->gseq == s && a >= at->glo && a + n <= at->ghi) ||
-        (at->iseq == s && a >= at->ilo && a + n <= at->ihi) || !hrace__filter_page(a))
+    if (hrace__athread_cached_untracked(at, a, n, s) || !hrace__filter_page(a))
       goto out;
     if (!(a >= at->rlo2 && a + n <= at->rhi2)) {
       first_touch(a, n, flags, op, pc);
