@@ -20,8 +20,9 @@ extra=("$@")
 
 logs=$(mktemp -d "${TMPDIR:-/tmp}/hrace-soak-XXXXXX")
 trap 'rm -rf "$logs"' EXIT
-# The runs' logs (with each failing test's output) are kept in $build/soak-logs when a test
-# changed its verdict or always failed: an intermittent failure is worth nothing without them.
+# The runs' logs (with each failing test's output and every test's time) are kept in
+# $build/soak-logs: an intermittent failure is worth nothing without them, and the times say
+# which tests come near their timeouts under load.
 for ((i = 1; i <= runs; i++)); do
   ctest --test-dir "$build" --output-on-failure "${extra[@]}" >"$logs/run-$i.log" 2>&1 || true
   echo "soak: run $i of $runs: $(grep -E 'tests passed' "$logs/run-$i.log" | tail -1)"
@@ -51,12 +52,11 @@ for t in skipped:
     print(f"  always skipped: {t}")
 sys.exit(1 if flipped or always else 0)
 PY
-then :
-else
-  status=$?
-  rm -rf "$build/soak-logs"
-  mkdir -p "$build/soak-logs"
-  cp "$logs"/run-*.log "$build/soak-logs/"
-  echo "soak: the runs' logs are in $build/soak-logs"
-  exit "$status"
+then status=0
+else status=$?
 fi
+rm -rf "$build/soak-logs"
+mkdir -p "$build/soak-logs"
+cp "$logs"/run-*.log "$build/soak-logs/"
+echo "soak: the runs' logs are in $build/soak-logs"
+exit "$status"
