@@ -188,9 +188,14 @@ void hrace__race_side_frames(hrace_report_side_t *s, uint32_t stack, uintptr_t p
   }
   const uintptr_t *pcs = NULL;
   unsigned npcs = stack ? hrace__stack_get(stack, &pcs) : 0;
-  /* The stack ends at main: the C runtime's frames below it say nothing about the race. */
-  for (unsigned i = 0; i < npcs && n < max && strcmp(s->frames[n - 1].loc.func, "main"); i++)
+  /* The stack ends at main: the C runtime's frames below it say nothing about the race. A
+   * chain that does not pass through main (an OpenMP outlined region: its caller is the OpenMP
+   * runtime, main's entry was pushed with a return address into libc) ends where it reaches the
+   * C runtime, which is not even looked up (hrace__symbolize_in_crt says why). */
+  for (unsigned i = 0; i < npcs && n < max && strcmp(s->frames[n - 1].loc.func, "main"); i++) {
+    if (hrace__symbolize_in_crt(pcs[i])) break;
     if (pcs[i] != pc) n += hrace__symbolize_frames(pcs[i], s->frames + n, max - n);
+  }
   s->nframes = n;
   s->loc = s->frames[0].loc;
 }

@@ -302,6 +302,15 @@ unsigned hrace__symbolize_frames(uintptr_t ret, hrace_frame_t *out, unsigned max
   return n;
 }
 
+bool hrace__symbolize_in_crt(uintptr_t ret) {
+  Dl_info info;
+  if (ret == 0 || !dladdr((void *)(ret - 1), &info) || !info.dli_fname) return false;
+  const char *b = strrchr(info.dli_fname, '/');
+  b = b ? b + 1 : info.dli_fname;
+  return !strncmp(b, "libc.so", 7) || !strncmp(b, "libc-", 5) || !strncmp(b, "ld-linux", 8) ||
+         !strncmp(b, "ld-musl", 7);
+}
+
 bool hrace__symbolize_data(uintptr_t addr, hrace_datasym_t *out) {
   pthread_mutex_lock(&sym_lock);
   bool found = false;

@@ -34,6 +34,12 @@ typedef struct hrace_frame {
  * (0 when nothing is known about the address). */
 unsigned hrace__symbolize_frames(uintptr_t ret, hrace_frame_t *out, unsigned max);
 
+/* Does return address `ret` lie in the C runtime (libc or the dynamic loader)? The frames there
+ * are below main and say nothing about a race; and looking them up is not free: libc's separate
+ * debug info (libc6-dbg), where installed, has no .debug_aranges, so a lookup reads all of it
+ * (16 MB resident per process). Asks the loader (dladdr), not libdw. */
+bool hrace__symbolize_in_crt(uintptr_t ret);
+
 /* A global or static variable (ELF symbol table: STT_OBJECT / STT_TLS with a size). */
 typedef struct hrace_datasym {
   const char *name;   /* interned */

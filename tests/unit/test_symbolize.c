@@ -8,8 +8,14 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "access/stack.h"
+#include "base/options.h"
+#include "core/race.h"
 #include "report/symbolize.h"
 #include "tap.h"
+
+void __tsan_func_entry(void *pc);
+void __tsan_func_exit(void);
 
 static __attribute__((noinline)) uintptr_t return_address(void) {
   uintptr_t r = (uintptr_t)__builtin_return_address(0);
@@ -23,6 +29,12 @@ static inline __attribute__((always_inline)) uintptr_t inlined_caller(void) {
 }
 
 static __attribute__((noinline)) int a_local_function(int x) { return x * 3 + 1; }
+
+/* The caller chain of an access made here (not in main, where a chain ends anyway). */
+static __attribute__((noinline)) void chain_here(hrace_report_side_t *side) {
+  uintptr_t here = return_address();
+  hrace__race_side_frames(side, hrace__stack_capture_at(here), here);
+}
 
 static bool ends_with(const char *s, const char *suffix) {
   size_t n = strlen(s), m = strlen(suffix);
@@ -42,7 +54,7 @@ static void *symbolize_thread(void *arg) {
 }
 
 int main(void) {
-  plan(31);
+  plan(37);
   hrace_srcloc_t loc;
 
   /* A return address: the call's line, in main, in this file. */
@@ -79,6 +91,32 @@ int main(void) {
   ok(strcmp(loc.func, "??") != 0, "libc function has a name (%s)", loc.func);
   ok(strcmp(loc.file, "??") != 0, "libc address has a source or module path: %s:%d", loc.file,
      loc.line);
+
+  /* The C runtime, where a caller chain stops without a lookup (core/race.c). */
+  ok(hrace__symbolize_in_crt(w + 1), "libc's write is in the C runtime");
+  ok(hrace__symbolize_in_crt((uintptr_t)dlsym(RTLD_DEFAULT, "_dl_find_object") + 1) ||
+     !dlsym(RTLD_DEFAULT, "_dl_find_object"), "the dynamic loader is in the C runtime");
+  ok(!hrace__symbolize_in_crt(fn + 1) && !hrace__symbolize_in_crt(ret),
+     "this test's own code is not");
+  ok(!hrace__symbolize_in_crt(0) && !hrace__symbolize_in_crt(0x10), "nothing mapped: not");
+
+  /* A caller chain that reaches the C runtime without passing through main (an OpenMP
+   * region's: its outermost instrumented frame, main, was entered from libc) stops there:
+   * before, the libc frame was looked up and shown, and with libc6-dbg installed the lookup
+   * read all of libc's debug info (16 MB resident in every hybrid rank). */
+  hrace__opt.stack_depth = 8;
+  __tsan_func_entry((void *)(w + 1));       /* "main", entered from libc */
+  __tsan_func_entry((void *)(fn + 1));      /* a function of this test, called from it */
+  hrace_report_side_t side;
+  chain_here(&side);
+  __tsan_func_exit();
+  __tsan_func_exit();
+  hrace_srcloc_t lw;
+  hrace__symbolize(w + 1, &lw);             /* what libc's frame would say */
+  bool crt = false;
+  for (unsigned i = 0; i < side.nframes; i++) crt |= strcmp(side.frames[i].loc.func, lw.func) == 0;
+  ok(side.nframes >= 2, "the chain has the access and its caller (%u frames)", side.nframes);
+  ok(!crt, "and no frame of the C runtime (%s)", lw.func);
 
   /* Nothing mapped there. */
   ok(!hrace__symbolize(0x10, &loc), "unmapped address is unknown");
