@@ -796,7 +796,7 @@ static uint32_t token_get(void) {
   uint32_t me = token;
   if (HRACE_SHADOW_UNLIKELY(!me)) {
     me = atomic_fetch_add(&tokens, 1) + 1;
-    if (me < NSEQ) hrace__shadow_self.seq = &bias_seq[me];
+    if (me < NSEQ) hrace__shadow_self.mine = ~0u, hrace__shadow_self.seq = &bias_seq[me];
     token = me;
   }
   return me;
@@ -1328,8 +1328,11 @@ static inline int words_store(hrace_shadow_t *sh, uint64_t g, unsigned k, uint64
      * bias_enter's second look sees it. */
     uint32_t want = cur | me;
     if (!cur && sh->biased && me < NSEQ && bias_on()) {
-      const uint32_t b = bias_mine(me);
-      if (!(b & (1u << HRACE_SHADOW_LK_GEN_SHIFT))) want = b;
+      const uint32_t gen = atomic_load_explicit(&bias_seq[me].gen, memory_order_relaxed);
+      if (!(gen & 1)) {
+        want = hrace__shadow_bias_word(me, gen);
+        hrace__shadow_self.mine = want, hrace__shadow_self.gen = gen;
+      }
     }
     if (!atomic_compare_exchange_strong_explicit(lock, &cur, want, memory_order_acquire,
                                                  memory_order_relaxed))

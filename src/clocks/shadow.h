@@ -123,6 +123,10 @@ typedef struct hrace_shadow_seq {
 } hrace_shadow_seq_t;
 typedef struct hrace_shadow_self {
   uint32_t token;                             /* 0 until the thread first locks a chunk */
+  /* The bias word of the thread's last bias (~0u, a word no lock holds, before its first) and
+   * its generation word then: the owner's fast path compares these, its generation word read
+   * again after the sequence word is odd (hrace__shadow_replace_own). */
+  uint32_t mine, gen;
   hrace_shadow_seq_t *seq;                    /* its words (NULL: it biases nothing) */
 } hrace_shadow_self_t;
 extern __thread hrace_shadow_self_t hrace__shadow_self __attribute__((tls_model("initial-exec")));
@@ -138,15 +142,14 @@ static inline uint32_t hrace__shadow_bias_word(uint32_t me, uint32_t g) {
  * protocol's owner side, as bias_enter / bias_leave in shadow.c do it). 1: stored; 0: the
  * granules no longer hold v, nothing stored; -1: the chunk is not biased to this thread (or is
  * being revoked), nothing stored: hrace__shadow_replace decides. */
-static inline int hrace__shadow_replace_own(hrace_shadow_t *sh, uint64_t g, unsigned k,
-                                            uint64_t v, uint64_t next) {
+__attribute__((always_inline)) static inline int
+hrace__shadow_replace_own(hrace_shadow_t *sh, uint64_t g, unsigned k, uint64_t v, uint64_t next) {
   _Atomic uint32_t *const l = sh->locks + g / HRACE_SHADOW_CHUNK;
   hrace_shadow_seq_t *const sq = hrace__shadow_self.seq;
-  const uint32_t me = hrace__shadow_self.token;
+  /* Read once, as a pair (a signal handler may bias a chunk, and set both, meanwhile). */
+  const uint32_t mine = hrace__shadow_self.mine, gen = hrace__shadow_self.gen;
   if (__builtin_expect(!sq, 0) ||
-      __builtin_expect(atomic_load_explicit(l, memory_order_relaxed) !=
-                       hrace__shadow_bias_word(me, atomic_load_explicit(&sq->gen,
-                                                                        memory_order_relaxed)), 0) ||
+      __builtin_expect(atomic_load_explicit(l, memory_order_relaxed) != mine, 0) ||
       (k == 2 && (g + 1) % HRACE_SHADOW_CHUNK == 0))
     return -1;
   const uint32_t s = atomic_load_explicit(&sq->w, memory_order_relaxed);
@@ -154,11 +157,11 @@ static inline int hrace__shadow_replace_own(hrace_shadow_t *sh, uint64_t g, unsi
   atomic_store_explicit(&sq->w, s + 1, memory_order_relaxed);
   atomic_signal_fence(memory_order_seq_cst);    /* a full fence with the revoker's membarrier */
   int r = -1;
-  /* The generation read again, after the sequence word is odd: the revoker changes it before
-   * its membarrier (shadow.c, "Biased chunks"). */
-  if (__builtin_expect(atomic_load_explicit(l, memory_order_relaxed) ==
-                       hrace__shadow_bias_word(me, atomic_load_explicit(&sq->gen,
-                                                                        memory_order_relaxed)), 1)) {
+  /* The word was this thread's bias word under generation word gen; is that still its
+   * generation, read after the sequence word is odd? The revoker changes it before its
+   * membarrier, and nobody else changes a word biased to this thread without revoking first
+   * (shadow.c, "Biased chunks"). */
+  if (__builtin_expect(atomic_load_explicit(&sq->gen, memory_order_relaxed) == gen, 1)) {
     _Atomic uint64_t *const gw = sh->cells + 8 + g;
     r = atomic_load_explicit(&gw[0], memory_order_relaxed) == v &&
         (k == 1 || atomic_load_explicit(&gw[1], memory_order_relaxed) == v);
