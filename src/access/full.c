@@ -317,12 +317,19 @@ __attribute__((noinline)) static void full_untracked_slow(uintptr_t a, unsigned 
   hrace__history_access(a, n, flags, op, pc);
 }
 
+/* The history's check after full_fast (a load or a store). */
+__attribute__((noinline)) static void full_history(uintptr_t a, unsigned n, uint16_t flags,
+                                                   uintptr_t pc) {
+  hrace__history_access(a, n, flags, (flags & HRACE_ACC_WRITE) ? HRACE_OP_STORE : HRACE_OP_LOAD,
+                        pc);
+}
+
 /* Out of line, so that hrace__access_more stays a function of tail calls that saves no
  * register on its window paths. Itself a leaf with tail calls only on full_fast's path: no
  * frame, no register saved (session 14's version called the lock's and the first-touch
  * path's functions from full_fast and pushed six registers on every access). */
-__attribute__((noinline)) void hrace__full_untracked(uintptr_t a, unsigned n, uint16_t flags,
-                                                     uint16_t op, uintptr_t pc) {
+__attribute__((noinline, optimize("omit-frame-pointer"))) void
+hrace__full_untracked(uintptr_t a, unsigned n, uint16_t flags, uint16_t op, uintptr_t pc) {
   if (__builtin_expect(flags & HRACE_ACC_ATOMIC, 0)) {
     full_untracked_slow(a, n, flags, op, pc);
     return;
@@ -334,10 +341,9 @@ __attribute__((noinline)) void hrace__full_untracked(uintptr_t a, unsigned n, ui
     return;
   }
   /* hrace__history_access's first tests inline (full mode in a program without MPI: no
-   * table), the rest through its function. */
+   * table), the rest out of line. */
   if (!hrace__filter_history() || (!hrace__at.hist && !hrace__proc.mpi_ready)) return;
-  hrace__history_access(a, n, flags, (flags & HRACE_ACC_WRITE) ? HRACE_OP_STORE : HRACE_OP_LOAD,
-                        pc);
+  full_history(a, n, flags, pc);
 }
 
 /* A thread that starts running instrumented code may sit on the stack of one that ended (the
