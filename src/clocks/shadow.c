@@ -732,7 +732,7 @@ static void span_part(hrace_shadow_t *sh, uint64_t g, uint64_t e, acc_t *x) {
  * most of what a single access costs where each access is the first of its segment on its
  * granule (bench/README.md, "Session 14: full mode"). So the first thread whose single access
  * (hrace__shadow_replace) finds a chunk's lock word free and never shared keeps the lock for
- * good: the word says LK_BIAS | its token, and from then on it changes the chunk's cells with
+ * good: the word says LK_BIAS | its generation | its token, and from then on it changes the chunk's cells with
  * plain loads and stores, no atomic read-modify-write at all. What stands for the lock is the
  * thread's *sequence word* (bias_seq below, in memory every thread can read): odd while it
  * works on a chunk biased to it. The word names the owner's *generation* too (its word `gen`,

@@ -63,7 +63,8 @@ int hrace__shadow_init_spans(hrace_shadow_t *sh, uint64_t size);
 /* The same, for full mode's chunks of all memory: a chunk (4 KiB of the region) that one
  * thread's single accesses (hrace__shadow_replace) find free and never shared becomes biased to
  * that thread, which then changes its cells with plain stores, no lock; any other thread that
- * wants the chunk takes the bias back first, once (shadow.c, "Biased chunks"). */
+ * wants the chunk takes back all of that thread's biases first, with one membarrier (shadow.c,
+ * "Biased chunks"). */
 int hrace__shadow_init_biased(hrace_shadow_t *sh, uint64_t size);
 /* Biasing on (the default, where membarrier's private expedited command exists) or off, for
  * every biased shadow from now on (tests and measurements; chunks biased already stay so). */
