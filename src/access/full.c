@@ -33,10 +33,9 @@ static _Atomic(chunk_t *) *top;           /* TOP entries, mapped at the start */
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static int mode_window = -1;              /* option mode: -1 not read yet */
 
-/* The calling thread's stack: its bounds, and the lowest address in it that full mode saw
- * accessed since the last context switch (what a switch must forget). */
-static __thread struct { uintptr_t lo, hi, min; int known; } stk
-    __attribute__((tls_model("initial-exec")));
+/* The calling thread's stack (its bounds, and the lowest address in it that full mode saw
+ * accessed since the last context switch: what a switch must forget) is in its access state
+ * (thread.h: stack_lo, stack_hi, stack_min, stack_known), which the callbacks reach anyway. */
 
 _Atomic int hrace__full_armed;
 
@@ -98,16 +97,17 @@ void hrace__full_mark(void) {
 /* The calling thread's stack bounds (pthread_getattr_np reads /proc/self/maps for the main
  * thread, with malloc: the caller holds `busy`). */
 static void stack_learn(void) {
-  if (stk.known) return;
-  stk.known = 1;
+  hrace_athread_t *const at = &hrace__at;
+  if (at->stack_known) return;
+  at->stack_known = true;
   pthread_attr_t attr;
   if (pthread_getattr_np(pthread_self(), &attr) != 0) return;
   void *addr;
   size_t size;
   if (pthread_attr_getstack(&attr, &addr, &size) == 0) {
-    stk.lo = (uintptr_t)addr;
-    stk.hi = (uintptr_t)addr + size;
-    stk.min = stk.hi;
+    at->stack_lo = (uintptr_t)addr;
+    at->stack_hi = (uintptr_t)addr + size;
+    at->stack_min = at->stack_hi;
   }
   pthread_attr_destroy(&attr);
 }
@@ -167,13 +167,14 @@ void hrace__full_clear(uintptr_t a, size_t n) {
  * too much only forgets accesses; too little would leave a finished task's locals to race with
  * the next task's. */
 void hrace__full_switch(void) {
-  if (!atomic_load_explicit(&hrace__full_active, memory_order_relaxed) || !stk.known || !stk.lo)
+  hrace_athread_t *at = &hrace__at;
+  if (!atomic_load_explicit(&hrace__full_active, memory_order_relaxed) || !at->stack_known ||
+      !at->stack_lo)
     return;
-  const hrace_athread_t *at = &hrace__at;
-  uintptr_t lim = at->depth ? at->sps[(at->depth - 1) % HRACE_SSTACK] : stk.hi;
-  if (lim < stk.lo || lim > stk.hi) return;
-  if (stk.min < lim) hrace__full_clear(stk.min, lim - stk.min);
-  stk.min = lim;
+  uintptr_t lim = at->depth ? at->sps[(at->depth - 1) % HRACE_SSTACK] : at->stack_hi;
+  if (lim < at->stack_lo || lim > at->stack_hi) return;
+  if (at->stack_min < lim) hrace__full_clear(at->stack_min, lim - at->stack_min);
+  at->stack_min = lim;
 }
 
 /* Does [a, a+n) meet window memory (checked by the window's own shadow)? */
@@ -220,8 +221,8 @@ void hrace__full_access(uintptr_t a, size_t n, uint16_t flags, uint16_t op, uint
    * ranges, clocks/shadow.c). */
   if (in_window(a, n)) return;
   at->busy = true;
-  if (__builtin_expect(!stk.known, 0)) stack_learn();
-  if (a >= stk.lo && a < stk.hi && a < stk.min) stk.min = a;
+  if (__builtin_expect(!at->stack_known, 0)) stack_learn();
+  if (a >= at->stack_lo && a < at->stack_hi && a < at->stack_min) at->stack_min = a;
   uint32_t cls = (flags & HRACE_ACC_ATOMIC) ? 0xA7000000u | (uint32_t)n : 0;
   hrace_aid_t id = hrace__athread_aid(at, pc, flags, op, cls);
   /* The commonest, a scalar or a vector of two in one chunk that meets no race there: the
@@ -262,9 +263,12 @@ static inline int full_fast(hrace_athread_t *at, uintptr_t a, unsigned n, uint16
   /* The granule is about to be read and, mostly, written: ask for the line now, so that its
    * miss overlaps the checks below (4 % of the unhoisted `loop`'s CPU time). */
   __builtin_prefetch((const void *)gw, 1);
-  if (!at->app || at->busy || !stk.known) return 0;
+  /* An ordinary state: registered, not busy, stack known, the application's (one word,
+   * thread.h), and neither in a barrier, a reduction nor a runtime copy (one word, core/
+   * thread.h). */
+  if (at->state != HRACE_ATHREAD_ORDINARY) return 0;
   const hrace_thread_t *rt = at->rt;
-  if (!rt || rt->tid < 0 || rt->in_barrier || rt->in_reduction || rt->in_runtime_copy) return 0;
+  if (rt->unusual) return 0;
   const hrace_ctx_t *cx = rt->cur;
   const uint64_t seg = (uint64_t)cx->idx << 32 | cx->l.c[cx->idx];   /* hrace__athread_segment */
   const unsigned k = hrace__athread_aid_slot(at, pc);
@@ -274,20 +278,72 @@ static inline int full_fast(hrace_athread_t *at, uintptr_t a, unsigned n, uint16
   const uint64_t v = atomic_load_explicit(&gw[0], memory_order_acquire);
   if (!(m->id == id && m->l == &cx->l && m->v == v &&
         (n == 8 || atomic_load_explicit(&gw[1], memory_order_acquire) == v) &&
-        (m->next == v || hrace__shadow_replace_fast(&c->sh, g, n / 8, v, m->next))) &&
-      !hrace__shadow_quick(&c->sh, a - c->base, n, id, &cx->g))
+        (m->next == v || hrace__shadow_replace_own(&c->sh, g, n / 8, v, m->next) > 0)))
     return 0;
-  /* The stack's lowest address seen (hrace__full_switch); stk.min lies in [lo, hi]. */
-  if (a - stk.lo < stk.min - stk.lo) stk.min = a;
+  /* The stack's lowest address seen (hrace__full_switch); stack_min lies in [lo, hi]. */
+  if (a - at->stack_lo < at->stack_min - at->stack_lo) at->stack_min = a;
   return 1;
 }
 
-/* Out of line, so that hrace__access_more stays a function of tail calls that saves no
- * register on its window paths (inlined there, this path's frame was set up for all of them). */
-__attribute__((noinline)) void hrace__full_untracked(uintptr_t a, unsigned n, uint16_t flags,
-                                                     uint16_t op, uintptr_t pc) {
-  if (!full_fast(&hrace__at, a, n, flags, pc)) hrace__full_access(a, n, flags, op, pc);
+/* What full_fast leaves, and the history after it: full_fast's case with the chunk's lock
+ * (hrace__shadow_replace) or the first-touch path (hrace__shadow_quick), else
+ * hrace__full_access. full_fast, when it did nothing, changed nothing. */
+__attribute__((noinline)) static void full_untracked_slow(uintptr_t a, unsigned n,
+                                                          uint16_t flags, uint16_t op,
+                                                          uintptr_t pc) {
+  hrace_athread_t *at = &hrace__at;
+  int done = 0;
+  const uintptr_t i = a >> HRACE_FULL_CHUNK_BITS;
+  chunk_t *c = i < TOP && top ? atomic_load_explicit(&top[i], memory_order_acquire) : NULL;
+  if ((n == 8 || n == 16) && !(a & 7) && !((a ^ (a + n - 1)) >> HRACE_FULL_CHUNK_BITS) && c &&
+      at->state == HRACE_ATHREAD_ORDINARY && !at->rt->unusual) {
+    const hrace_ctx_t *cx = at->rt->cur;
+    const uint64_t seg = hrace__athread_segment(at);
+    const unsigned k = hrace__athread_aid_slot(at, pc);
+    if (at->aids[k].pc == pc && at->aids[k].seg == seg && at->aids[k].flags == flags) {
+      const hrace_aid_t id = at->aids[k].aid;
+      const uint64_t g = (a - c->base) / 8;
+      const _Atomic uint64_t *gw = hrace__shadow_granules(&c->sh) + g;
+      const hrace_shadow_memo_t *m = &hrace__shadow_memo[id % HRACE_SHADOW_MEMO][0];
+      const uint64_t v = atomic_load_explicit(&gw[0], memory_order_acquire);
+      done = (m->id == id && m->l == &cx->l && m->v == v &&
+              (n == 8 || atomic_load_explicit(&gw[1], memory_order_acquire) == v) &&
+              (m->next == v || hrace__shadow_replace_fast(&c->sh, g, n / 8, v, m->next))) ||
+             hrace__shadow_quick(&c->sh, a - c->base, n, id, &cx->g);
+      if (done && a - at->stack_lo < at->stack_min - at->stack_lo) at->stack_min = a;
+    }
+  }
+  if (!done) hrace__full_access(a, n, flags, op, pc);
   hrace__history_access(a, n, flags, op, pc);
+}
+
+/* The history's check after full_fast (a load or a store). */
+__attribute__((noinline)) static void full_history(uintptr_t a, unsigned n, uint16_t flags,
+                                                   uintptr_t pc) {
+  hrace__history_access(a, n, flags, (flags & HRACE_ACC_WRITE) ? HRACE_OP_STORE : HRACE_OP_LOAD,
+                        pc);
+}
+
+/* Out of line, so that hrace__access_more stays a function of tail calls that saves no
+ * register on its window paths. Itself a leaf with tail calls only on full_fast's path: no
+ * frame, no register saved (session 14's version called the lock's and the first-touch
+ * path's functions from full_fast and pushed six registers on every access). */
+__attribute__((noinline, optimize("omit-frame-pointer"))) void
+hrace__full_untracked(uintptr_t a, unsigned n, uint16_t flags, uint16_t op, uintptr_t pc) {
+  if (__builtin_expect(flags & HRACE_ACC_ATOMIC, 0)) {
+    full_untracked_slow(a, n, flags, op, pc);
+    return;
+  }
+  /* Not atomic: a load or a store, as the callbacks say (tsan.c), and op need not be kept. */
+  if (__builtin_expect(!full_fast(&hrace__at, a, n, flags, pc), 0)) {
+    full_untracked_slow(a, n, flags,
+                        (flags & HRACE_ACC_WRITE) ? HRACE_OP_STORE : HRACE_OP_LOAD, pc);
+    return;
+  }
+  /* hrace__history_access's first tests inline (full mode in a program without MPI: no
+   * table), the rest out of line. */
+  if (!hrace__filter_history() || (!hrace__at.hist && !hrace__proc.mpi_ready)) return;
+  full_history(a, n, flags, pc);
 }
 
 /* A thread that starts running instrumented code may sit on the stack of one that ended (the
@@ -298,8 +354,8 @@ void hrace__full_thread_begins(void) {
   bool busy = at->busy;
   at->busy = true;
   stack_learn();
-  if (stk.lo) hrace__full_clear(stk.lo, stk.hi - stk.lo);
-  stk.min = (uintptr_t)__builtin_frame_address(0);
+  if (at->stack_lo) hrace__full_clear(at->stack_lo, at->stack_hi - at->stack_lo);
+  at->stack_min = (uintptr_t)__builtin_frame_address(0);
   at->busy = busy;
 }
 

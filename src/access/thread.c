@@ -17,6 +17,7 @@ void hrace__athread_register(void) {
   if (t->app) return;
   t->app = true;
   t->rt = hrace__thread();
+  t->internal = t->rt->tid < 0;
   hrace__sweep_thread_begins();
   if (atomic_fetch_add_explicit(&napp, 1, memory_order_relaxed) == 1) {
     hrace__filter_history_on();

@@ -6,6 +6,7 @@
 #ifndef HRACE_ACCESS_THREAD_H
 #define HRACE_ACCESS_THREAD_H
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "clocks/access.h"
@@ -20,9 +21,25 @@ struct hrace_hist;
 
 typedef struct hrace_athread {
   unsigned depth;                 /* call depth seen through func_entry / func_exit */
-  bool app;                       /* this thread ran instrumented code (registered) */
-  bool busy;                      /* inside hrace's own handling of an access: the memcpy
+  /* Four flags, and the same as one word (`state`): HRACE_ATHREAD_ORDINARY when the thread is
+   * registered, not busy, knows its stack and is the application's, which full mode's
+   * callbacks test with one compare (access/full.c, full_fast). Written only as the flags. */
+  union {
+    struct {
+      bool app;                   /* this thread ran instrumented code (registered) */
+      bool busy;                  /* inside hrace's own handling of an access: the memcpy
                                      interposer passes hrace's own calls straight through */
+      bool stack_known;           /* stack_lo .. stack_min below are set (access/full.c) */
+      bool internal;              /* its runtime state has no thread number (tid < 0), as
+                                     read at its registration (a thread hrace__thread_internal
+                                     made so does so before any instrumented code) */
+    };
+    uint32_t state;
+  };
+  /* Full mode (access/full.c): the thread's stack, [stack_lo, stack_hi), and the lowest
+   * address in it that full mode saw accessed since the last context switch (what a switch must
+   * forget). */
+  uintptr_t stack_lo, stack_hi, stack_min;
   struct hrace_hist *hist;        /* the thread's history table, once it records */
   uintptr_t access_pc;            /* the access being handled (hrace__stack_capture) */
   /* The last tracked range the slow path found (it starts at rbase), the parts of it around
@@ -64,6 +81,15 @@ typedef struct hrace_athread {
   uint64_t nstamp;
   uint64_t stamps[HRACE_SSTACK];
 } hrace_athread_t;
+
+#if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "hrace_athread_t's state word assumes little-endian flags"
+#endif
+/* app and stack_known set, busy and internal clear. */
+#define HRACE_ATHREAD_ORDINARY (1u | 1u << 16)
+_Static_assert(offsetof(hrace_athread_t, app) == offsetof(hrace_athread_t, state) &&
+                   offsetof(hrace_athread_t, stack_known) == offsetof(hrace_athread_t, state) + 2,
+               "the state word's bytes are the flags in order");
 
 extern __thread hrace_athread_t hrace__at __attribute__((tls_model("initial-exec")));
 

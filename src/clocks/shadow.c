@@ -732,30 +732,39 @@ static void span_part(hrace_shadow_t *sh, uint64_t g, uint64_t e, acc_t *x) {
  * most of what a single access costs where each access is the first of its segment on its
  * granule (bench/README.md, "Session 14: full mode"). So the first thread whose single access
  * (hrace__shadow_replace) finds a chunk's lock word free and never shared keeps the lock for
- * good: the word says LK_BIAS | its token, and from then on it changes the chunk's cells with
+ * good: the word says LK_BIAS | its generation | its token, and from then on it changes the chunk's cells with
  * plain loads and stores, no atomic read-modify-write at all. What stands for the lock is the
  * thread's *sequence word* (bias_seq below, in memory every thread can read): odd while it
- * works on a chunk biased to it. It makes the word odd, then reads the lock word again (only a
- * compiler barrier between the two), works if the word still names it, then makes the
- * sequence even (release). Any other thread that wants the chunk (an access, a range, a clear,
- * the progress thread's records) revokes the bias instead of locking (bias_revoke): it sets
- * LK_REVOKE in the lock word by CAS, runs membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED), which
+ * works on a chunk biased to it. The word names the owner's *generation* too (its word `gen`,
+ * beside the sequence): the bias holds while that generation is the owner's current one. The
+ * owner makes the sequence odd, then reads its generation and the lock word again (only a
+ * compiler barrier before them), works if the word still is its bias word, then makes the
+ * sequence even (release). Any other thread that wants a chunk validly biased to someone (an
+ * access, a range, a clear, the progress thread's records) revokes *all* of that owner's
+ * biases at once instead of locking (bias_revoke): it moves the owner's generation on by CAS,
+ * with bit 0 set while it works, runs membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED), which
  * puts a full memory barrier in every running thread of the process, and then waits until the
  * owner's sequence word is even or has changed. The barrier pairs with the owner's compiler
- * barrier as a full fence on both sides would (Dekker): either the owner's second read of the
- * lock word sees LK_REVOKE (it works no more, and takes the lock like anyone from then on), or
- * the revoker's read of the sequence sees it odd (it waits for the owner's work to end, whose
- * stores its acquiring read then sees). Either way no plain store of the owner lands after the
- * revoker, or anyone after it, read the cells; so no update is lost (the argument in full:
- * docs/access.md, "Biased chunks"). The revoker then leaves the word LK_SHARED: free, and never
- * biased again, so a chunk two threads share costs one revocation, not one per access. A chunk
- * only one thread uses (a thread's part of an `omp for`) keeps its bias. */
+ * barrier as a full fence on both sides would (Dekker): either the owner's read of its
+ * generation sees the new one (it works no more on any chunk of the old one, and takes their
+ * locks like anyone from then on), or the revoker's read of the sequence sees it odd (it waits
+ * for the owner's work to end, whose stores its acquiring read then sees). Either way no plain
+ * store of the owner lands after the revoker, or anyone after it, read the cells; so no update
+ * is lost (the argument in full: docs/access.md, "Biased chunks"). The revoker then leaves the
+ * chunk it wanted LK_SHARED (free, never biased again, so a chunk two threads share costs one
+ * revocation, not one per access) and clears bit 0; the owner's other chunks keep words of a
+ * generation that is no longer its own: stale, as free as 0 to everyone (bias_status), whoever
+ * sees bit 0 set waits. One membarrier thus takes back a thread's whole part of an array (the
+ * initial thread reading thread 1's half after a region: 3911 membarriers, one per chunk,
+ * before). A chunk only one thread uses (a thread's part of an `omp for`) keeps its bias until
+ * someone wants one of its owner's chunks. */
 static _Atomic uint32_t tokens;
 __thread hrace_shadow_self_t hrace__shadow_self __attribute__((tls_model("initial-exec")));
 #define token (hrace__shadow_self.token)
 
-#define LK_BIAS HRACE_SHADOW_LK_BIAS   /* held for good by the token in the low bits */
-#define LK_REVOKE 0x40000000u          /* ... being taken back from it (with LK_BIAS) */
+#define LK_BIAS HRACE_SHADOW_LK_BIAS   /* held for good by the token in the low bits ... */
+#define LK_GEN HRACE_SHADOW_LK_GEN     /* ... while its owner's generation is this */
+#define LK_OWNER 0x7FFu                /* a biased word's token */
 #define LK_SHARED 0x20000000u          /* free or held, never to be biased again */
 #define LK_TOK 0x1FFFFFFFu
 /* What chunk_lock returns, besides the free word to put back (0 or LK_SHARED): */
@@ -763,17 +772,18 @@ __thread hrace_shadow_self_t hrace__shadow_self __attribute__((tls_model("initia
 #define LK_OWN 0xFFFFFFFEu             /* biased to this thread: its sequence word is odd */
 #define LK_AGAIN 0xFFFFFFFDu           /* (bias_slow) look at the word again */
 
-/* The sequence words, by token, a cache line each (each is written on every biased access of
- * its thread); threads with larger tokens never bias a chunk. Never freed: a revoker may read
- * the word of a thread that has ended (even: it ended outside any access). */
-enum { NSEQ = 4096 };
-static struct {
-  _Alignas(64) _Atomic uint32_t w;
-} bias_seq[NSEQ];
+/* The sequence and generation words, by token, a cache line each (each is written on every
+ * biased access of its thread); threads with larger tokens never bias a chunk. Never freed: a
+ * revoker may read the words of a thread that has ended (even: it ended outside any access). */
+enum { NSEQ = HRACE_SHADOW_NSEQ };
+_Static_assert(NSEQ - 1 == LK_OWNER && !(LK_OWNER & LK_GEN) && !(LK_GEN & (LK_BIAS | LK_SHARED)) &&
+                   (LK_GEN >> HRACE_SHADOW_LK_GEN_SHIFT & 1),
+               "a biased word: bias bit, generation bits (bit 0 the revocation's), token bits");
+static hrace_shadow_seq_t bias_seq[NSEQ];
 /* 1 when membarrier's private expedited command is registered (biasing is on), -1 when it is
  * not available or biasing is off, 0 not yet known. */
 static _Atomic int bias_state;
-static _Atomic uint64_t n_biased, n_revoked;   /* chunks biased and revoked so far */
+static _Atomic uint64_t n_biased, n_revoked;   /* chunks biased, revocations, so far */
 
 void hrace__shadow_bias_counts(uint64_t *biased, uint64_t *revoked) {
   *biased = atomic_load_explicit(&n_biased, memory_order_relaxed);
@@ -786,19 +796,39 @@ static uint32_t token_get(void) {
   uint32_t me = token;
   if (HRACE_SHADOW_UNLIKELY(!me)) {
     me = atomic_fetch_add(&tokens, 1) + 1;
-    if (me < NSEQ) hrace__shadow_self.seq = &bias_seq[me].w;
+    if (me < NSEQ) hrace__shadow_self.mine = ~0u, hrace__shadow_self.seq = &bias_seq[me];
     token = me;
   }
   return me;
 }
 
+/* What a word with LK_BIAS says now: BIAS_VALID, biased to its token (for good, until revoked);
+ * BIAS_WAIT, its owner's biases are being revoked (look again); BIAS_STALE, revoked: as free
+ * as 0, and its owner's plain stores there are all visible (the acquire below pairs with the
+ * revoker's release of the generation, after the owner's last biased work ended). */
+enum { BIAS_VALID, BIAS_WAIT, BIAS_STALE };
+static int bias_status(uint32_t cur) {
+  const uint32_t g = atomic_load_explicit(&bias_seq[cur & LK_OWNER].gen, memory_order_acquire);
+  if (g & 1) return BIAS_WAIT;
+  return cur == hrace__shadow_bias_word(cur & LK_OWNER, g) ? BIAS_VALID : BIAS_STALE;
+}
+
+uint32_t hrace__shadow_bias_owner(const hrace_shadow_t *sh, uint64_t c) {
+  const uint32_t cur = atomic_load_explicit(chunk_word(sh, c), memory_order_acquire);
+  return (cur & LK_BIAS) && bias_status(cur) != BIAS_STALE ? cur & LK_OWNER : 0;
+}
+
 /* In the child of a fork only the forking thread lives, outside any biased work of its own:
- * no other sequence word can be odd there, whatever it was in the parent. */
+ * no other sequence word can be odd there, whatever it was in the parent, and a revocation
+ * that a thread of the parent had begun is complete (its generation is already the new one). */
 static void bias_forked(void) {
   const uint32_t n = atomic_load_explicit(&tokens, memory_order_relaxed);
-  for (uint32_t t = 1; t <= n && t < NSEQ; t++)
+  for (uint32_t t = 1; t <= n && t < NSEQ; t++) {
     if (atomic_load_explicit(&bias_seq[t].w, memory_order_relaxed) & 1)
       atomic_store_explicit(&bias_seq[t].w, 0, memory_order_relaxed);
+    const uint32_t g = atomic_load_explicit(&bias_seq[t].gen, memory_order_relaxed);
+    if (g & 1) atomic_store_explicit(&bias_seq[t].gen, g & ~1u, memory_order_release);
+  }
 }
 
 /* The revoker's barrier: every running thread of the process executes a full memory barrier.
@@ -838,64 +868,88 @@ static void backoff_pause(unsigned *spins) {
 #endif
 }
 
-/* Enter this thread's biased work on the chunk of lock word l, which read LK_BIAS | me: 1 with
- * the sequence word odd (leave with bias_leave), 0 when that is not possible (revoked
- * meanwhile, or this thread is already inside such work: a signal handler). */
+/* Enter this thread's biased work on the chunk of lock word l, which read its bias word (under
+ * its current generation): 1 with the sequence word odd (leave with bias_leave), 0 when that is
+ * not possible (revoked meanwhile, or this thread is already inside such work: a signal
+ * handler). */
 static inline int bias_enter(_Atomic uint32_t *l, uint32_t me) {
-  _Atomic uint32_t *sq = hrace__shadow_self.seq;
-  const uint32_t s = atomic_load_explicit(sq, memory_order_relaxed);
+  hrace_shadow_seq_t *sq = hrace__shadow_self.seq;
+  const uint32_t s = atomic_load_explicit(&sq->w, memory_order_relaxed);
   if (HRACE_SHADOW_UNLIKELY(s & 1)) return 0;
-  atomic_store_explicit(sq, s + 1, memory_order_relaxed);
+  atomic_store_explicit(&sq->w, s + 1, memory_order_relaxed);
   /* The revoker's membarrier makes this compiler barrier a full fence (see above). */
   atomic_signal_fence(memory_order_seq_cst);
-  if (HRACE_SHADOW_LIKELY(atomic_load_explicit(l, memory_order_relaxed) == (LK_BIAS | me)))
+  const uint32_t g = atomic_load_explicit(&sq->gen, memory_order_relaxed);
+  if (HRACE_SHADOW_LIKELY(atomic_load_explicit(l, memory_order_relaxed) ==
+                          hrace__shadow_bias_word(me, g)))
     return 1;
-  atomic_store_explicit(sq, s + 2, memory_order_release);
+  atomic_store_explicit(&sq->w, s + 2, memory_order_release);
   return 0;
 }
 static inline void bias_leave(uint32_t me) {
-  _Atomic uint32_t *sq = hrace__shadow_self.seq;
+  _Atomic uint32_t *sq = &hrace__shadow_self.seq->w;
   atomic_store_explicit(sq, atomic_load_explicit(sq, memory_order_relaxed) + 1,
                         memory_order_release);
 }
 static inline int seq_odd(uint32_t me) {
   return me < NSEQ && (atomic_load_explicit(&bias_seq[me].w, memory_order_relaxed) & 1);
 }
+/* This thread's bias word now (its generation changes only when another thread revokes). */
+static inline uint32_t bias_mine(uint32_t me) {
+  return hrace__shadow_bias_word(me, atomic_load_explicit(&bias_seq[me].gen,
+                                                          memory_order_relaxed));
+}
 
-/* Take chunk word l, which read cur (LK_BIAS set), back from its owner, or wait while another
- * thread does. Returns LK_AGAIN when the caller should look at the word again. */
+/* Take every chunk biased to the owner of chunk word l (which read cur, a valid bias) back at
+ * once: the owner's generation moves on, with bit 0 set while the revocation runs, then one
+ * membarrier, then the wait for the owner's sequence word. The chunk this thread wanted is
+ * left LK_SHARED (free, never biased again: a chunk two threads share costs one revocation,
+ * not one per access); the owner's other chunks keep their stale words, free for anyone (and
+ * biased again by the next thread whose single access finds one: words_store). Returns
+ * LK_AGAIN: the caller looks at the word again. */
 __attribute__((noinline)) static uint32_t bias_revoke(_Atomic uint32_t *l, uint32_t cur,
                                                       unsigned *spins) {
-  const uint32_t owner = cur & LK_TOK;
-  if (cur & LK_REVOKE) {                       /* someone else is at it */
-    backoff_pause(spins);
+  const uint32_t owner = cur & LK_OWNER;
+  _Atomic uint32_t *const gw = &bias_seq[owner].gen;
+  uint32_t g = atomic_load_explicit(gw, memory_order_relaxed);
+  if ((g & 1) || cur != hrace__shadow_bias_word(owner, g) ||
+      !atomic_compare_exchange_strong_explicit(gw, &g, (g + 2) | 1, memory_order_acq_rel,
+                                               memory_order_relaxed)) {
+    backoff_pause(spins);                      /* someone else is at it, or was */
     return LK_AGAIN;
   }
-  if (!atomic_compare_exchange_strong_explicit(l, &cur, cur | LK_REVOKE, memory_order_acq_rel,
-                                               memory_order_relaxed))
-    return LK_AGAIN;
   bias_barrier();
   _Atomic uint32_t *sq = &bias_seq[owner].w;
   const uint32_t s = atomic_load_explicit(sq, memory_order_acquire);
   if (s & 1)
     while (atomic_load_explicit(sq, memory_order_acquire) == s) backoff_pause(spins);
-  atomic_store_explicit(l, LK_SHARED, memory_order_release);
+  /* Nobody changes a word of this owner's while bit 0 is set (bias_status: BIAS_WAIT). */
+  atomic_store_explicit(l, LK_SHARED, memory_order_relaxed);
+  atomic_store_explicit(gw, g + 2, memory_order_release);
   atomic_fetch_add_explicit(&n_revoked, 1, memory_order_relaxed);
   return LK_AGAIN;
 }
 
-/* chunk_lock's cases beside a free word: the thread's own bias, a bias to revoke, a holder. */
+/* chunk_lock's cases beside a free word: the thread's own bias, a bias to revoke or revoked,
+ * a holder. */
 __attribute__((noinline)) static uint32_t chunk_lock_slow(_Atomic uint32_t *l, uint32_t cur,
                                                           uint32_t me, unsigned *spins) {
   if (cur & LK_BIAS) {
     /* A thread inside its own biased work (a signal handler) neither waits nor revokes: the
      * owner it would wait for may be waiting for it. */
     if (seq_odd(me)) return LK_SKIP;
-    if ((cur & LK_TOK) == me && !(cur & LK_REVOKE)) return bias_enter(l, me) ? LK_OWN : LK_AGAIN;
-    if ((cur & LK_TOK) == me) {                /* being revoked from this thread: wait */
+    const int st = bias_status(cur);
+    if (st == BIAS_STALE) {                    /* free: lock it as such */
+      if (atomic_compare_exchange_weak_explicit(l, &cur, me, memory_order_acquire,
+                                                memory_order_relaxed))
+        return 0;
+      return LK_AGAIN;
+    }
+    if (st == BIAS_WAIT) {                     /* its owner's biases are being revoked */
       backoff_pause(spins);
       return LK_AGAIN;
     }
+    if ((cur & LK_OWNER) == me) return bias_enter(l, me) ? LK_OWN : LK_AGAIN;
     return bias_revoke(l, cur, spins);
   }
   if ((cur & LK_TOK) == me) return LK_SKIP;
@@ -1263,12 +1317,23 @@ static inline int words_store(hrace_shadow_t *sh, uint64_t g, unsigned k, uint64
   _Atomic uint32_t *lock = chunk_word(sh, g / CHUNK);
   const uint32_t me = token;
   uint32_t cur = atomic_load_explicit(lock, memory_order_relaxed), how = cur;
-  if (HRACE_SHADOW_LIKELY(cur == (LK_BIAS | me) && me)) {
+  if (HRACE_SHADOW_LIKELY(me && me < NSEQ && cur == bias_mine(me))) {
     if (!bias_enter(lock, me)) return -1;
     how = LK_OWN;
   } else {
-    if ((cur & ~LK_SHARED) || !me) return -1;
-    const uint32_t want = !cur && sh->biased && me < NSEQ && bias_on() ? LK_BIAS | me : cur | me;
+    if ((cur & ~LK_SHARED) || !me) return -1;   /* held, biased or revoked: chunk_lock's */
+    /* Biased under this thread's generation as read now (not while a revocation of its
+     * biases runs: no lock word ever holds a bias word made of an odd generation, which
+     * hrace__shadow_bias_word makes with bit 11 set); should it be revoked meanwhile,
+     * bias_enter's second look sees it. */
+    uint32_t want = cur | me;
+    if (!cur && sh->biased && me < NSEQ && bias_on()) {
+      const uint32_t gen = atomic_load_explicit(&bias_seq[me].gen, memory_order_relaxed);
+      if (!(gen & 1)) {
+        want = hrace__shadow_bias_word(me, gen);
+        hrace__shadow_self.mine = want, hrace__shadow_self.gen = gen;
+      }
+    }
     if (!atomic_compare_exchange_strong_explicit(lock, &cur, want, memory_order_acquire,
                                                  memory_order_relaxed))
       return -1;

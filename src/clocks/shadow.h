@@ -63,13 +63,18 @@ int hrace__shadow_init_spans(hrace_shadow_t *sh, uint64_t size);
 /* The same, for full mode's chunks of all memory: a chunk (4 KiB of the region) that one
  * thread's single accesses (hrace__shadow_replace) find free and never shared becomes biased to
  * that thread, which then changes its cells with plain stores, no lock; any other thread that
- * wants the chunk takes the bias back first, once (shadow.c, "Biased chunks"). */
+ * wants the chunk takes back all of that thread's biases first, with one membarrier (shadow.c,
+ * "Biased chunks"). */
 int hrace__shadow_init_biased(hrace_shadow_t *sh, uint64_t size);
 /* Biasing on (the default, where membarrier's private expedited command exists) or off, for
  * every biased shadow from now on (tests and measurements; chunks biased already stay so). */
 void hrace__shadow_bias_set(int on);
-/* Chunks biased and biases revoked so far, in all shadows (tests and measurements). */
+/* Chunks biased and revocations so far (each takes back all of one thread's biases, with one
+ * membarrier), in all shadows (tests and measurements). */
 void hrace__shadow_bias_counts(uint64_t *biased, uint64_t *revoked);
+/* The token chunk c of sh is biased to now (0: none; a bias revoked with its owner's
+ * generation counts as none). Tests. */
+uint32_t hrace__shadow_bias_owner(const hrace_shadow_t *sh, uint64_t c);
 void hrace__shadow_free(hrace_shadow_t *sh);
 
 /* Check access `id` over bytes [off, off+len) of the region against the recorded state, as
@@ -104,35 +109,60 @@ extern __thread hrace_shadow_memo_t hrace__shadow_memo[HRACE_SHADOW_MEMO][2]
 int hrace__shadow_replace(hrace_shadow_t *sh, uint64_t g, unsigned k, uint64_t v, uint64_t next);
 
 /* Biased chunks (shadow.c, "Biased chunks"): a chunk lock word that says
- * HRACE_SHADOW_LK_BIAS | token is held for good by the thread of that token, which works on
- * the chunk's cells while its sequence word is odd. */
+ * HRACE_SHADOW_LK_BIAS | generation | token is held for good by the thread of that token while
+ * the generation is the thread's current one (its word `gen` below: bits 1-17 the generation,
+ * bit 0 set while another thread revokes all of the thread's biases); the thread works on the
+ * chunk's cells while its sequence word `w` is odd. */
 #define HRACE_SHADOW_CHUNK 512                /* granules per chunk lock */
 #define HRACE_SHADOW_LK_BIAS 0x80000000u
+#define HRACE_SHADOW_LK_GEN 0x1FFFF800u       /* the word's bits for gen's bits 0-17 */
+#define HRACE_SHADOW_LK_GEN_SHIFT 11
+#define HRACE_SHADOW_NSEQ 2048                /* tokens that may bias: bits 0-10 of the word */
+typedef struct hrace_shadow_seq {
+  _Alignas(64) _Atomic uint32_t w;            /* odd while the thread works on a biased chunk */
+  _Atomic uint32_t gen;                       /* its generation, << 1; bit 0: being revoked */
+} hrace_shadow_seq_t;
 typedef struct hrace_shadow_self {
   uint32_t token;                             /* 0 until the thread first locks a chunk */
-  _Atomic uint32_t *seq;                      /* its sequence word (NULL: it biases nothing) */
+  /* The bias word of the thread's last bias (~0u, a word no lock holds, before its first) and
+   * its generation word then: the owner's fast path compares these, its generation word read
+   * again after the sequence word is odd (hrace__shadow_replace_own). */
+  uint32_t mine, gen;
+  hrace_shadow_seq_t *seq;                    /* its words (NULL: it biases nothing) */
 } hrace_shadow_self_t;
 extern __thread hrace_shadow_self_t hrace__shadow_self __attribute__((tls_model("initial-exec")));
+
+/* The lock word of a chunk biased to token `me` under its generation word g (as read): a word
+ * no chunk holds while g is odd (bit 11 is never set in a lock word's bias). */
+static inline uint32_t hrace__shadow_bias_word(uint32_t me, uint32_t g) {
+  return HRACE_SHADOW_LK_BIAS | ((g << HRACE_SHADOW_LK_GEN_SHIFT) & HRACE_SHADOW_LK_GEN) | me;
+}
 
 /* hrace__shadow_replace's commonest case inline, for full mode's callbacks: granules of a
  * chunk biased to the calling thread take plain stores, no atomic read-modify-write (the
  * protocol's owner side, as bias_enter / bias_leave in shadow.c do it). 1: stored; 0: the
  * granules no longer hold v, nothing stored; -1: the chunk is not biased to this thread (or is
  * being revoked), nothing stored: hrace__shadow_replace decides. */
-static inline int hrace__shadow_replace_own(hrace_shadow_t *sh, uint64_t g, unsigned k,
-                                            uint64_t v, uint64_t next) {
+__attribute__((always_inline)) static inline int
+hrace__shadow_replace_own(hrace_shadow_t *sh, uint64_t g, unsigned k, uint64_t v, uint64_t next) {
   _Atomic uint32_t *const l = sh->locks + g / HRACE_SHADOW_CHUNK;
-  const uint32_t mine = HRACE_SHADOW_LK_BIAS | hrace__shadow_self.token;
-  if (__builtin_expect(atomic_load_explicit(l, memory_order_relaxed) != mine, 0) ||
+  hrace_shadow_seq_t *const sq = hrace__shadow_self.seq;
+  /* Read once, as a pair (a signal handler may bias a chunk, and set both, meanwhile). */
+  const uint32_t mine = hrace__shadow_self.mine, gen = hrace__shadow_self.gen;
+  if (__builtin_expect(!sq, 0) ||
+      __builtin_expect(atomic_load_explicit(l, memory_order_relaxed) != mine, 0) ||
       (k == 2 && (g + 1) % HRACE_SHADOW_CHUNK == 0))
     return -1;
-  _Atomic uint32_t *const sq = hrace__shadow_self.seq;
-  const uint32_t s = atomic_load_explicit(sq, memory_order_relaxed);
+  const uint32_t s = atomic_load_explicit(&sq->w, memory_order_relaxed);
   if (s & 1) return -1;                         /* inside such work already: a signal handler */
-  atomic_store_explicit(sq, s + 1, memory_order_relaxed);
+  atomic_store_explicit(&sq->w, s + 1, memory_order_relaxed);
   atomic_signal_fence(memory_order_seq_cst);    /* a full fence with the revoker's membarrier */
   int r = -1;
-  if (__builtin_expect(atomic_load_explicit(l, memory_order_relaxed) == mine, 1)) {
+  /* The word was this thread's bias word under generation word gen; is that still its
+   * generation, read after the sequence word is odd? The revoker changes it before its
+   * membarrier, and nobody else changes a word biased to this thread without revoking first
+   * (shadow.c, "Biased chunks"). */
+  if (__builtin_expect(atomic_load_explicit(&sq->gen, memory_order_relaxed) == gen, 1)) {
     _Atomic uint64_t *const gw = sh->cells + 8 + g;
     r = atomic_load_explicit(&gw[0], memory_order_relaxed) == v &&
         (k == 1 || atomic_load_explicit(&gw[1], memory_order_relaxed) == v);
@@ -141,7 +171,7 @@ static inline int hrace__shadow_replace_own(hrace_shadow_t *sh, uint64_t g, unsi
       if (k == 2) atomic_store_explicit(&gw[1], next, memory_order_release);
     }
   }
-  atomic_store_explicit(sq, s + 2, memory_order_release);
+  atomic_store_explicit(&sq->w, s + 2, memory_order_release);
   return r;
 }
 /* hrace__shadow_replace, trying hrace__shadow_replace_own first. */

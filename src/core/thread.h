@@ -55,8 +55,16 @@ typedef struct hrace_thread {
   /* Inside an OpenMP barrier (between its begin and end events) / a reduction scope: libomp
    * runs instrumented code there (the tree reduction's combiner) under synchronisation of its
    * own that OMPT does not show; full mode does not check those accesses (access/full.h). */
-  bool in_barrier, in_reduction;
-  bool in_runtime_copy;      /* filling a gcc task's argument block (omp/taskalloc.c) */
+  /* The three flags as one word too (`unusual`, 0 when none is set): full mode's callbacks
+   * test them with one compare (access/full.c, full_fast). Written only as the flags. */
+  union {
+    struct {
+      bool in_barrier, in_reduction;
+      bool in_runtime_copy;  /* filling a gcc task's argument block (omp/taskalloc.c) */
+      bool unusual_spare;    /* never set */
+    };
+    uint32_t unusual;
+  };
   int omp_num1;              /* 1 + the thread's number in its OpenMP team while it runs an
                                 implicit task of a parallel region (omp_get_thread_num()),
                                 0 outside: reports name threads by it (access/thread.h) */
