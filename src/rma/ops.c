@@ -192,7 +192,7 @@ typedef struct run {
  * up to 64 of them), each slot holding one displacement of its own residue or a value of
  * another (empty): membership is one compare, where the run's table took a hash, a probe loop
  * and the registers the wrapper then saved (bench/README.md, "Session 15"). */
-enum { HOT_DISP = 64 };
+enum { HOT_DISP = 64 };   /* one bit per slot in hot_t.clean */
 #define HOT_KIND(op, tflags) ((unsigned)(op) << 16 | (tflags))   /* one compare for both */
 typedef struct hot {
   uintptr_t ret;
@@ -203,6 +203,8 @@ typedef struct hot {
   const void *addr, *ctx;
   uint64_t clock, stack;
   run_t *run;
+  uint64_t clean;              /* the slots known empty (bit i: slot i; none in a new thread,
+                                  whose zeroed slot 0 would hold displacement 0) */
   MPI_Aint disp[HOT_DISP];
 } hot_t;
 typedef struct runs {
@@ -321,10 +323,17 @@ static void hot_keep(run_t *r, MPI_Win win, const hrace_rma_call_t *c, uintptr_t
   const hrace_athread_t *a = &hrace__at;
   hot_t *h = &rs.hot;
   if (h->run != r) {
-    for (unsigned i = 0; i < HOT_DISP; i++) h->disp[i] = (MPI_Aint)(i + 1);   /* empty */
+    /* Only the slots in use are emptied: two lines that take turns (a halo's two gets) make
+     * another run hot at every call, each with a displacement or two. */
+    for (uint64_t u = ~h->clean; u; u &= u - 1) {
+      const unsigned i = (unsigned)__builtin_ctzll(u);
+      h->disp[i] = (MPI_Aint)(i + 1);                       /* empty: another residue */
+    }
+    h->clean = ~0ull;
     h->run = r;
   }
   h->disp[(uintptr_t)c->disp % HOT_DISP] = c->disp;
+  h->clean &= ~(1ull << ((uintptr_t)c->disp % HOT_DISP));
   h->win = win, h->kind = HOT_KIND(c->op, c->tflags), h->gen = r->gen, h->depth = a->depth;
   h->sslot = (a->depth - 1) % HRACE_SSTACK;
   h->target = c->target, h->tcount = c->tcount, h->tdt = c->tdt, h->addr = c->buf[0].addr;
