@@ -5,7 +5,8 @@ usage: gen_wrappers.py wrappers.def out.c [out.h]
 
 Each wrapper is the same few lines: take the per-thread re-entry guard (wrap.h), pass straight
 to PMPI before MPI_Init / after MPI_Finalize, otherwise hand the call to the handler of its
-class with its arguments sorted by role. The handlers (p2p.c, complete.c, coll.c, comm.c, part.c,
+class with its arguments sorted by role (class rma.hot first asks rma/ops.c's hot repeat:
+hot_wrapper). The handlers (p2p.c, complete.c, coll.c, comm.c, part.c,
 and for the classes of CALLED below rma/*.c, init.c, annotate.c) hold all the meaning; this
 script knows only the shapes. out.h declares the handlers of the CALLED classes, which their
 defining files include, so that the compiler checks each against its wrapper's call."""
