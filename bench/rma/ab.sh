@@ -3,7 +3,8 @@
 # item 7): plain, a reference build and this build, interleaved, RUNS runs each, wall of the
 # epoch at rank 0 (ms). For the gets also this build in window mode (HRACE_OPTIONS=mode=window)
 # and the plain binary under `hrace run` (no instrumented loads: the MPI layer alone), and the
-# get loop alone ("manygets-loop": without lock_all / unlock_all).
+# get loop alone ("manygets-loop": without lock_all / unlock_all), and lock_all's and unlock_all's
+# own ("manygets-lock", "manygets-unlock").
 # usage: bench/rma/ab.sh BEFORE_BUILD_DIR [BUILD_DIR] [RUNS]
 set -eu
 before=$1 build=${2:-build} runs=${3:-5}
@@ -23,6 +24,10 @@ one() {
   line=$("$@" 2>/dev/null | grep " ms ")
   echo "$name $kind $(echo "$line" | awk '{print $3}')"
   case $line in *" loop "*) echo "$name-loop $kind $(echo "$line" | awk '{print $NF}')" ;; esac
+  case $line in *" lock_all "*)
+    echo "$line" | awk -v n="$name" -v k="$kind" '{for (i = 1; i < NF; i++) {
+      if ($i == "lock_all") print n "-lock " k " " $(i + 1)
+      if ($i == "unlock_all") print n "-unlock " k " " $(i + 1) }}' ;; esac
 }
 for p in "manygets 100000" "manyputs 64000"; do
   set -- $p

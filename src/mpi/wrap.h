@@ -20,4 +20,15 @@
   (void)hrace_on_
 #define HRACE_ACTIVE() (hrace_on_)
 #define HRACE_LEAVE() (hrace_t_->depth--)
+
+/* Return the real call made as a nested call is (the depth raised around it, nothing else:
+ * what HRACE_ENTER's wrapper does when it is not active), for a call that needs nothing more
+ * (rma/ops.c's hot repeat, which only a thread whose state exists can hold). */
+#define HRACE_PASS(real) \
+  do { \
+    hrace__self.depth++; \
+    const int hrace_rc_ = (real); \
+    hrace__self.depth--; \
+    return hrace_rc_; \
+  } while (0)
 #endif

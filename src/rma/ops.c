@@ -159,6 +159,7 @@ enum { RUNS = 8,                 /* runs per thread */
 typedef struct run {
   MPI_Win win;
   unsigned op, gen;            /* gen: the generation of the displacements below */
+  uint16_t tflags;             /* the target access (an accumulate's op: acc_flags) */
   int target, tcount;
   MPI_Datatype tdt;
   uintptr_t pc;
@@ -180,19 +181,31 @@ typedef struct run {
 /* The last repeat the probe found, with everything its key was made of as the calls' own
  * words: the arguments, the shadow stack's depth and version (access/thread.h: equal ones are
  * the same activation of the innermost instrumented function, so the same frames, what the
- * caller-chain id is interned from) and the clock's version. A call equal
- * to it in all of these, whose displacement its run counts twice, is a repeat without the call
- * block, the run search or the chain id (hot_repeat). Calls with one origin-side buffer only
- * (gets, accumulates); `run` NULL: none (cleared when its run is given to another key). */
+ * caller-chain id is interned from) and the clock's version. A call equal to it in all of
+ * these, at a displacement its run counts twice, is a repeat without the call block, the run
+ * search or the chain id (hot_repeat). Calls with one origin-side buffer only (gets,
+ * accumulates). The code address is the wrapper's own return address (`ret`), kept only when
+ * it is the application's line itself (hrace__caller(ret) == ret, outside the MPI library), so
+ * the generated wrapper compares it as it finds it; 0: none (cleared when the run is given to
+ * another key). The displacements are the run's counted twice that the probe met since the
+ * run became hot, one per slot (d mod HOT_DISP: a loop over consecutive displacements keeps
+ * up to 64 of them), each slot holding one displacement of its own residue or a value of
+ * another (empty): membership is one compare, where the run's table took a hash, a probe loop
+ * and the registers the wrapper then saved (bench/README.md, "Session 15"). */
+enum { HOT_DISP = 64 };   /* one bit per slot in hot_t.clean */
+#define HOT_KIND(op, tflags) ((unsigned)(op) << 16 | (tflags))   /* one compare for both */
 typedef struct hot {
-  run_t *run;
+  uintptr_t ret;
   MPI_Win win;
-  unsigned op, gen, depth;
+  unsigned kind, gen, depth, sslot;   /* kind: HOT_KIND; sslot: the version's stamps[] slot */
   int target, tcount, count;
   MPI_Datatype tdt, dt;
   const void *addr, *ctx;
-  uintptr_t pc;
   uint64_t clock, stack;
+  run_t *run;
+  uint64_t clean;              /* the slots known empty (bit i: slot i; none in a new thread,
+                                  whose zeroed slot 0 would hold displacement 0) */
+  MPI_Aint disp[HOT_DISP];
 } hot_t;
 typedef struct runs {
   hot_t hot;
@@ -200,6 +213,7 @@ typedef struct runs {
   unsigned last, next;         /* the run used last; round-robin victim */
   int on, second;
   run_t *run_of;
+  uintptr_t ret;               /* the wrapper's return address (hot_keep) */
   uint32_t slot, stack;
   unsigned gen;
   uint64_t clock;
@@ -217,8 +231,8 @@ HRACE_INLINE_ALWAYS static uint64_t clock_print(const hrace_ctx_t *c) { return c
 
 /* Every argument but the displacement. */
 static int run_same(const run_t *r, MPI_Win win, const hrace_rma_call_t *c, uintptr_t pc) {
-  if (r->win != win || r->op != c->op || r->target != c->target || r->tcount != c->tcount ||
-      r->tdt != c->tdt || r->pc != pc || r->nbuf != c->nbuf)
+  if (r->win != win || r->op != c->op || r->tflags != c->tflags || r->target != c->target ||
+      r->tcount != c->tcount || r->tdt != c->tdt || r->pc != pc || r->nbuf != c->nbuf)
     return 0;
   for (int b = 0; b < c->nbuf; b++)
     if (r->buf[b].addr != c->buf[b].addr || r->buf[b].count != c->buf[b].count ||
@@ -295,36 +309,63 @@ static int named(MPI_Datatype dt) {
 /* Called at every completion: what the runs recorded before it is stale. */
 void hrace__rma_dup_reset(void) { atomic_fetch_add_explicit(&dup_gen, 1, memory_order_seq_cst); }
 
-/* Remember repeat r of call c as the hot one (the probe found it). */
+/* Remember repeat r of call c as the hot one (the probe found it), if the wrapper's return
+ * address is the application's line itself: a return address in the MPI library (a Fortran
+ * binding that calls the C symbol) is the same for every line that calls through it, and only
+ * hrace__caller's walk tells them apart (core/mpicode.h). The displacements kept are r's, so
+ * they are dropped when another run becomes hot; those of r stay counted twice while r keeps
+ * its key (a run given another key drops the hot one first: remember). */
 static void hot_keep(run_t *r, MPI_Win win, const hrace_rma_call_t *c, uintptr_t pc,
                      const hrace_thread_t *t) {
+  if (rs.ret != pc ||
+      (pc - hrace__exe_lo >= hrace__exe_hi - hrace__exe_lo && hrace__pc_in_mpi(pc)))
+    return;
   const hrace_athread_t *a = &hrace__at;
   hot_t *h = &rs.hot;
-  h->win = win, h->op = c->op, h->gen = r->gen, h->depth = a->depth, h->target = c->target;
-  h->tcount = c->tcount, h->tdt = c->tdt, h->addr = c->buf[0].addr, h->count = c->buf[0].count;
-  h->dt = c->buf[0].dt, h->ctx = t->cur, h->pc = pc, h->clock = r->clock;
-  h->stack = hrace__athread_stack_ver(a);
-  h->run = r;
+  if (h->run != r) {
+    /* Only the slots in use are emptied: two lines that take turns (a halo's two gets) make
+     * another run hot at every call, each with a displacement or two. */
+    for (uint64_t u = ~h->clean; u; u &= u - 1) {
+      const unsigned i = (unsigned)__builtin_ctzll(u);
+      h->disp[i] = (MPI_Aint)(i + 1);                       /* empty: another residue */
+    }
+    h->clean = ~0ull;
+    h->run = r;
+  }
+  h->disp[(uintptr_t)c->disp % HOT_DISP] = c->disp;
+  h->clean &= ~(1ull << ((uintptr_t)c->disp % HOT_DISP));
+  h->win = win, h->kind = HOT_KIND(c->op, c->tflags), h->gen = r->gen, h->depth = a->depth;
+  h->sslot = (a->depth - 1) % HRACE_SSTACK;
+  h->target = c->target, h->tcount = c->tcount, h->tdt = c->tdt, h->addr = c->buf[0].addr;
+  h->count = c->buf[0].count, h->dt = c->buf[0].dt, h->ctx = t->cur, h->clock = r->clock;
+  h->stack = a->stamps[h->sslot];   /* hrace__athread_stack_ver; at depth 0: see hot_repeat */
+  h->ret = pc;
 }
 
-/* Is this call (one origin-side buffer) a repeat of the hot one's run: the same arguments but
- * maybe the displacement, generation, context, shadow stack and clock, at a displacement
- * the run has seen twice? A few dozen instructions; no is the probe's business. */
-HRACE_INLINE_ALWAYS static int hot_repeat(MPI_Win win, unsigned op, int target, MPI_Aint disp,
-                                          int tcount, MPI_Datatype tdt, const void *addr,
-                                          int count, MPI_Datatype dt, uintptr_t pc) {
+/* Is this call (one origin-side buffer) from return address ret a repeat of the hot one's
+ * run: the same arguments but maybe the displacement, generation, context, shadow stack and
+ * clock, at a displacement kept in the hot block? Asked by the generated wrapper before
+ * anything else (hrace__hot_get): a few dozen instructions, all of them loads and compares
+ * (no call, so the wrapper keeps its arguments where they came); no is the probe's business.
+ * The thread's state exists (hrace__self, no hrace__thread()): a hot repeat is kept only by a
+ * call of this thread that went the whole way, after its wrapper made it (ret is 0 before). */
+HRACE_INLINE_ALWAYS static int hot_repeat(MPI_Win win, unsigned op, uint16_t tflags, int target,
+                                          MPI_Aint disp, int tcount, MPI_Datatype tdt,
+                                          const void *addr, int count, MPI_Datatype dt,
+                                          uintptr_t ret) {
   const hot_t *h = &rs.hot;
-  run_t *r = h->run;
-  if (!r || h->pc != pc || h->win != win || h->addr != addr || h->target != target ||
-      h->op != op || h->tcount != tcount || h->tdt != tdt || h->count != count || h->dt != dt ||
+  if (h->ret != ret || h->disp[(uintptr_t)disp % HOT_DISP] != disp || h->win != win ||
+      h->addr != addr || h->target != target || h->kind != HOT_KIND(op, tflags) ||
+      h->tcount != tcount || h->tdt != tdt || h->count != count || h->dt != dt ||
       h->gen != atomic_load_explicit(&dup_gen, memory_order_seq_cst))
     return 0;
-  const hrace_thread_t *t = hrace__thread();
+  const hrace_ctx_t *cur = hrace__self.cur;
+  if (h->ctx != cur || h->clock != clock_print(cur)) return 0;
+  /* The shadow stack's version at the kept depth: hrace__athread_stack_ver with its slot
+   * computed once. At depth 0 (no live instrumented frame) the version is 0 and the slot's
+   * stamp is compared as well: stricter, never looser (a changed slot makes a miss). */
   const hrace_athread_t *a = &hrace__at;
-  if (h->ctx != t->cur || h->depth != a->depth || h->stack != hrace__athread_stack_ver(a) ||
-      clock_print(t->cur) != h->clock)
-    return 0;
-  return r->state[disp_slot(r, disp)] >= 2;
+  return h->depth == a->depth && h->stack == a->stamps[h->sslot];
 }
 
 /* The repeat probe of a cacheable call. Returns 1 if the call is a repeat (nothing to do);
@@ -429,9 +470,10 @@ static void remember(const hrace_rma_call_t *c) {
     for (unsigned k = 0; k < RUNS && !r; k++)
       if (rs.run[k].gen != rs.gen || !rs.run[k].n) r = &rs.run[k];
     if (!r) r = &rs.run[rs.next++ % RUNS];
-    if (rs.hot.run == r) rs.hot.run = NULL;      /* its run now holds another key */
+    if (rs.hot.run == r) rs.hot.ret = 0, rs.hot.run = NULL;   /* r now holds another key */
     run_clear(r);
-    r->win = c->w->win, r->op = c->op, r->gen = rs.gen, r->target = c->target;
+    r->win = c->w->win, r->op = c->op, r->tflags = c->tflags, r->gen = rs.gen;
+    r->target = c->target;
     r->tcount = c->tcount, r->tdt = c->tdt, r->pc = c->pc, r->stack = rs.stack;
     r->ctx = t->cur, r->clock = rs.clock, r->nbuf = c->nbuf;
     r->named = named(c->tdt);
@@ -576,6 +618,7 @@ void hrace__rma_complete_local(hrace_win_t *w, int target) { hrace__buffers_comp
  * to release, and a repeat (ops.c, "Repeated operations") then costs no second call. */
 #define CALL(win, call, pmpi)                                         \
   int on_ = active;                                                   \
+  rs.ret = ret;                                                       \
   if (on_) hrace__rma_begin(win, &call, hrace__caller(ret));          \
   int rc = pmpi;                                                      \
   if (on_ && call.w) hrace__rma_end(&call, rc);                       \
@@ -596,45 +639,34 @@ int hrace__h_put(const void *oaddr, int ocount, MPI_Datatype odt, int target, MP
   CALL(win, c, PMPI_Put(oaddr, ocount, odt, target, disp, tcount, tdt, win));
 }
 
-/* The call block and everything but the hot repeat out of line: inlined into the generated
- * wrapper, the block's 240 bytes of frame made the wrapper save five registers on every call,
- * the hot repeat's too (~15 instructions per get, bench/README.md "Session 14"). */
-__attribute__((noinline)) static int get_whole(void *oaddr, int ocount, MPI_Datatype odt,
-                                               int target, MPI_Aint disp, int tcount,
-                                               MPI_Datatype tdt, MPI_Win win, int active,
-                                               uintptr_t ret) {
+int hrace__h_get(void *oaddr, int ocount, MPI_Datatype odt, int target, MPI_Aint disp, int tcount,
+                 MPI_Datatype tdt, MPI_Win win, int active, uintptr_t ret) {
   hrace_rma_call_t c = { .op = HRACE_OP_GET, .tflags = HRACE_ACC_READ, .target = target,
                          .disp = disp, .tcount = tcount, .tdt = tdt, .nbuf = 1,
                          .buf = { BUF(oaddr, ocount, odt, 1) } };
   CALL(win, c, PMPI_Get(oaddr, ocount, odt, target, disp, tcount, tdt, win));
 }
 
-int hrace__h_get(void *oaddr, int ocount, MPI_Datatype odt, int target, MPI_Aint disp, int tcount,
-                 MPI_Datatype tdt, MPI_Win win, int active, uintptr_t ret) {
-  if (active && hot_repeat(win, HRACE_OP_GET, target, disp, tcount, tdt, oaddr, ocount, odt,
-                          hrace__caller(ret)))
-    return PMPI_Get(oaddr, ocount, odt, target, disp, tcount, tdt, win);
-  return get_whole(oaddr, ocount, odt, target, disp, tcount, tdt, win, active, ret);
+int hrace__hot_get(void *oaddr, int ocount, MPI_Datatype odt, int target, MPI_Aint disp,
+                   int tcount, MPI_Datatype tdt, MPI_Win win, uintptr_t ret) {
+  return hot_repeat(win, HRACE_OP_GET, HRACE_ACC_READ, target, disp, tcount, tdt, oaddr, ocount,
+                    odt, ret);
 }
 
-/* As get_whole. */
-__attribute__((noinline)) static int acc_whole(const void *oaddr, int ocount, MPI_Datatype odt,
-                                               int target, MPI_Aint disp, int tcount,
-                                               MPI_Datatype tdt, MPI_Op mop, MPI_Win win,
-                                               int active, uintptr_t ret) {
+int hrace__h_accumulate(const void *oaddr, int ocount, MPI_Datatype odt, int target, MPI_Aint disp,
+                        int tcount, MPI_Datatype tdt, MPI_Op mop, MPI_Win win, int active,
+                        uintptr_t ret) {
   hrace_rma_call_t c = { .op = HRACE_OP_ACC, .tflags = acc_flags(mop), .atomic = 1,
                          .target = target, .disp = disp, .tcount = tcount, .tdt = tdt,
                          .nbuf = 1, .buf = { BUF(oaddr, ocount, odt, 0) } };
   CALL(win, c, PMPI_Accumulate(oaddr, ocount, odt, target, disp, tcount, tdt, mop, win));
 }
 
-int hrace__h_accumulate(const void *oaddr, int ocount, MPI_Datatype odt, int target, MPI_Aint disp,
-                        int tcount, MPI_Datatype tdt, MPI_Op mop, MPI_Win win, int active,
-                        uintptr_t ret) {
-  if (active && hot_repeat(win, HRACE_OP_ACC, target, disp, tcount, tdt, oaddr, ocount, odt,
-                          hrace__caller(ret)))
-    return PMPI_Accumulate(oaddr, ocount, odt, target, disp, tcount, tdt, mop, win);
-  return acc_whole(oaddr, ocount, odt, target, disp, tcount, tdt, mop, win, active, ret);
+int hrace__hot_accumulate(const void *oaddr, int ocount, MPI_Datatype odt, int target,
+                          MPI_Aint disp, int tcount, MPI_Datatype tdt, MPI_Op mop, MPI_Win win,
+                          uintptr_t ret) {
+  return hot_repeat(win, HRACE_OP_ACC, acc_flags(mop), target, disp, tcount, tdt, oaddr, ocount,
+                    odt, ret);
 }
 
 int hrace__h_get_accumulate(const void *oaddr, int ocount, MPI_Datatype odt, void *raddr,
