@@ -213,7 +213,7 @@ static void *wait_for(int peer, int32_t tag, size_t *n, int requests) {
    * probes every 100 us while it waits. */
   const hrace_thread_t *t = hrace__thread();
   int poke = t->tid >= 0 && t->depth > 0 && progress_comm != MPI_COMM_NULL;
-  int spun = 0, helped = 0;
+  int spin = 1;
   pthread_mutex_lock(&mail_mu);
   for (;;) {
     hrace_list_for_each(l, nx, &mail) {
@@ -232,13 +232,14 @@ static void *wait_for(int peer, int32_t tag, size_t *n, int requests) {
       hrace__fatal("rank %d ended while this rank waited for its answer (did it crash or exit "
                    "without MPI_Finalize?)", peer);
     }
-    if (!helped++) {   /* it may be on a socket, unread: read it ourselves (chan.h) */
-      pthread_mutex_unlock(&mail_mu);
-      hrace__chan_help(requests);
-      pthread_mutex_lock(&mail_mu);
-      continue;
+    /* It may be in a ring or on a socket, unread: read it ourselves (chan.h), counted as a
+     * reader from the first look (a reply that comes while this thread looks rings no
+     * doorbell, which would wake the progress thread on this rank's core), and again while
+     * each spin brings mail (a lock_all awaits one grant after another). */
+    if (spin) {
+      if (spin_for_mail(requests)) continue;
+      spin = 0;
     }
-    if (!spun++ && spin_for_mail(requests)) continue;
     if (!poke) {
       pthread_cond_wait(&mail_cv, &mail_mu);
       continue;
@@ -779,22 +780,26 @@ static int poll_end(void) {
  * 1.4-1.7 s when spinners never count). So one slow yield ends the counting for this wait and
  * the thread's next HRACE_SPIN_BACKOFF (it spins on uncounted, core/spin.h's rules). */
 #define LOOK_FAST_NS 3000L
+#define LOOK_SLOW_ROUND_NS 30000L
 
 int hrace__chan_spin(int requests, int (*ready)(void *), void *arg, int64_t limit_ns) {
   static __thread unsigned uncounted;
-  if (!requests || !me_ctl) return hrace__spin(ready, arg, limit_ns);
-  if (uncounted) {
-    uncounted--;
-    return hrace__spin(ready, arg, limit_ns);
+  if (!requests || !me_ctl || uncounted) {
+    if (requests && me_ctl) uncounted--;
+    return ready(arg) || hrace__spin(ready, arg, limit_ns);
   }
   poll_begin();
   int64_t t0 = hrace__spin_now(), t = t0;
-  int r = 0, slow = 0;
-  for (;;) {
+  int r = ready(arg), slow = 0;   /* one look before the first yield */
+  while (!r) {
+    int64_t y = hrace__spin_now();
     sched_yield();
     int64_t u = hrace__spin_now();
     if ((r = ready(arg))) break;
-    if (u - t > LOOK_FAST_NS) {
+    /* The yield alone against LOOK_FAST_NS: a ready() that takes microseconds of its own (a
+     * barrier's wait tests MPI's request, mpi/coll.c) is no sign of a shared core; a whole
+     * round much longer than that still is (preempted inside ready()). */
+    if (u - y > LOOK_FAST_NS || u - t > LOOK_SLOW_ROUND_NS) {
       slow = 1;
       uncounted = HRACE_SPIN_BACKOFF;
       break;

@@ -47,6 +47,7 @@
 #include <string.h>
 
 #include "base/log.h"
+#include "core/chan.h"
 #include "core/thread.h"
 #include "mpi/frame.h"
 #include "mpi/handlers.h"
@@ -427,7 +428,56 @@ static void conclude(hrace_coll_t *c, hrace_clk_t *send, hrace_clk_t *recv, int 
   finish(c);
 }
 
+/* A barrier's wait serves hrace's own requests (docs/mpi.md, "Collectives"). A rank that sits
+ * in MPI_Barrier while another does an epoch on its window is the commonest idle rank in an
+ * RMA program; the lock grants, completions and records addressed to it were served by its
+ * progress thread, which must first be woken and scheduled, on a core where this thread spins
+ * inside MPI's blocking barrier: tens of microseconds per round trip on a busy machine. So the
+ * exchange (which is the whole barrier) is started non-blocking and this thread tests it and
+ * reads the channel in turn, counted as a reader of the process's rings meanwhile (senders
+ * then ring no doorbell: core/chan.h, hrace__chan_spin). It holds no lock the handlers take
+ * and makes no MPI call inside them. MPI's own blocking barrier polls in the same way. */
+typedef struct xwait {
+  int n, rc;
+  MPI_Request *req;
+} xwait_t;
+
+static int xchg_done(void *p) {
+  xwait_t *a = p;
+  hrace__chan_help(1);
+  int all = 1;
+  for (int i = 0; i < a->n; i++) {
+    if (a->req[i] == MPI_REQUEST_NULL) continue;
+    int flag = 0;
+    int rc = PMPI_Test(&a->req[i], &flag, MPI_STATUS_IGNORE);
+    if (rc != MPI_SUCCESS) {
+      a->rc = rc;
+      PMPI_Wait(&a->req[i], MPI_STATUS_IGNORE);   /* nothing may stay pending on freed buffers */
+      a->req[i] = MPI_REQUEST_NULL;
+      continue;
+    }
+    all &= flag;
+  }
+  return all;
+}
+
+#define XWAIT_SPIN_NS 1000000L   /* then look again whether spinning is still wanted */
+static int wait_serving(int n, MPI_Request *req) {
+  xwait_t a = { n, MPI_SUCCESS, req };
+  while (!xchg_done(&a))
+    if (hrace__chan_spin(1, xchg_done, &a, XWAIT_SPIN_NS)) break;
+  return a.rc;
+}
+
 int hrace__coll_barrier(hrace_coll_t *c) {
+  if (!c->rec->inter) {
+    hrace__coll_start(c);
+    if (c->started) {
+      int rc = wait_serving(c->nx, c->xreq);
+      conclude(c, c->xsend, c->xrecv, c->nrecv, rc == MPI_SUCCESS);
+      return rc;
+    }
+  }
   hrace_clk_t *send;
   int nsend, nrecv;
   c->layered = layered(c);

@@ -44,8 +44,19 @@ static void acquire(hrace_win_t *w, int lo, int hi, uint32_t type) {
   h.lock_type = type;
   hrace_vc_t got;
   hrace__vc_init(&got, hrace__clock_len());
-  for (int t = lo; t < hi; t++) hrace__ctl_send(hrace__win_world(w, t), &h, NULL, NULL, NULL, NULL);
-  for (int t = lo; t < hi; t++) hrace__ctl_wait_reply(hrace__win_world(w, t), HRACE_MSG_GRANT, &got);
+  int me = hrace__proc.rank, self = 0;   /* our own token taken in place (progress.c) */
+  for (int t = lo; t < hi; t++) {
+    if (hrace__win_world(w, t) == me) {
+      hrace__win_lock();
+      self = hrace__lock_self(w, type, &got);
+      hrace__win_unlock();
+      if (self) continue;
+    }
+    hrace__ctl_send(hrace__win_world(w, t), &h, NULL, NULL, NULL, NULL);
+  }
+  for (int t = lo; t < hi; t++)
+    if (!self || hrace__win_world(w, t) != me)
+      hrace__ctl_wait_reply(hrace__win_world(w, t), HRACE_MSG_GRANT, &got);
   hrace__wait(got.c, got.n, type == HRACE_LOCK_EXCL ? "MPI_Win_lock(exclusive)" : "MPI_Win_lock(shared)");
   hrace__vc_free(&got);
 }
@@ -92,10 +103,16 @@ static void release(hrace_win_t *w, int lo, int hi, const char *why) {
       if (w->dirty[t]) hrace__ctl_wait_reply(hrace__win_world(w, t), HRACE_MSG_ACK, NULL);
   }
   for (int t = lo; t < hi; t++) {
+    int self = 0;
+    if (hrace__win_world(w, t) == me) {   /* in place when nobody waits (progress.c) */
+      hrace__win_lock();
+      self = hrace__unlock_self(w, w->lock[t], clock);
+      hrace__win_unlock();
+    }
     hrace_msg_t h = hrace__rma_msg(w, HRACE_MSG_UNLOCK);
     h.lock_type = w->lock[t];
     h.reply_tag = HRACE_NO_REPLY;
-    hrace__ctl_send(hrace__win_world(w, t), &h, NULL, clock, NULL, NULL);
+    if (!self) hrace__ctl_send(hrace__win_world(w, t), &h, NULL, clock, NULL, NULL);
     w->lock[t] = HRACE_LOCK_NONE;
     w->dirty[t] = 0;
   }

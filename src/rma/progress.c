@@ -291,6 +291,37 @@ static void on_unlock(hrace_win_t *w, const hrace_msg_t *h, const hrace_clk_t *v
   w->nwaiters -= k;
 }
 
+/* The process's own token, taken or given back by the calling thread without a message to
+ * itself (epoch.c, acquire / release; docs/rma.md, "Synchronisation"). A message to oneself
+ * travels on a socket and wakes the progress thread, which shares its rank's core: two
+ * context switches in every lock_all / unlock_all. Done here only when the handler would act
+ * at once and answer nobody (only a reader of the channel may reply): nobody waits (FIFO: no
+ * one overtakes a waiter) and, for a lock, the token is free for `type`; else the caller sends
+ * the message as before. A message this process sent itself earlier and that is still unread
+ * changes nothing: an UNLOCK of an exclusive hold keeps the token from being free until it is
+ * read, so an exclusive request then goes as a message, behind it; one of a shared hold only
+ * lowers a count, in whichever order, and deposits nothing a shared locker joins. Caller
+ * holds the registry lock. */
+int hrace__lock_self(hrace_win_t *w, uint32_t type, hrace_vc_t *got) {
+  if (w->nwaiters || !grantable(w, type)) return 0;
+  if (type == HRACE_LOCK_EXCL) w->holders_excl++;
+  else w->holders_shared++;
+  hrace__vc_join(got, type == HRACE_LOCK_EXCL ? &w->rel_all : &w->rel_excl);
+  return 1;
+}
+
+int hrace__unlock_self(hrace_win_t *w, uint32_t type, const hrace_vc_t *clock) {
+  if (w->nwaiters) return 0;
+  hrace__vc_join(&w->rel_all, clock);
+  if (type == HRACE_LOCK_EXCL) {
+    hrace__vc_join(&w->rel_excl, clock);
+    if (w->holders_excl) w->holders_excl--;
+  } else if (w->holders_shared) {
+    w->holders_shared--;
+  }
+  return 1;
+}
+
 /* PSCW (docs/rma.md, "Synchronisation"): a DONE completes the origin's operations and deposits
  * its clock for the application thread waiting in MPI_Win_wait, a POST deposits the target's
  * clock for MPI_Win_start (pscw.c); a DONE to a single target wants no reply. */

@@ -78,6 +78,12 @@ void hrace__rma_complete_ops(hrace_win_t *w, const hrace_msg_t *h);
 void hrace__rma_apply(hrace_win_t *w, const hrace_msg_t *h, const uint64_t *ranges,
                       const hrace_vc_t *view, const hrace_srcloc_t *site);
 
+/* The process's own lock token without a message to itself, when nobody waits and (lock) it
+ * is free for `type`: returns 1 (lock: the released clock joined into got), else 0 and the
+ * caller sends the LOCK / UNLOCK. Caller holds the registry lock (progress.c). */
+int hrace__lock_self(hrace_win_t *w, uint32_t type, hrace_vc_t *got);
+int hrace__unlock_self(hrace_win_t *w, uint32_t type, const hrace_vc_t *clock);
+
 /* Progress-thread handlers defined outside progress.c (caller holds the registry lock). */
 void hrace__ctl_reply(int to, int tag, uint32_t type, const hrace_vc_t *vc);
 void hrace__post_apply(hrace_win_t *w, const hrace_msg_t *h, const hrace_clk_t *vc);
