@@ -19,6 +19,7 @@
 #include "mpi/sync.h"
 #include "mpi/wrap.h"
 #include "report/report.h"
+#include "report/symbolize.h"
 #include "wrappers.h"
 
 void hrace__p2p_init(void);
@@ -86,6 +87,7 @@ static int start(int *argc, char ***argv, int thread, int required, int *provide
                            .hosts = chan_failed ? 0 : hrace__chan_hosts(),
                            .mpi_running = mpi_running, .mpi_built = MPI_BUILT };
   hrace__report_init(&me);
+  hrace__symbolize_prepare();
   if (chan_failed) return rc;
   if (hrace__comm_private(MPI_COMM_WORLD, 1, &hrace__proc.world_shadow) != MPI_SUCCESS)
     hrace__proc.world_shadow = MPI_COMM_NULL;

@@ -327,6 +327,12 @@ bool hrace__symbolize_data(uintptr_t addr, hrace_datasym_t *out) {
   return found;
 }
 
+void hrace__symbolize_prepare(void) {
+  pthread_mutex_lock(&sym_lock);
+  if (!sym_dwfl) report_modules();
+  pthread_mutex_unlock(&sym_lock);
+}
+
 void hrace__symbolize_refresh(void) {
   pthread_mutex_lock(&sym_lock);
   if (sym_dwfl) dwfl_end(sym_dwfl);

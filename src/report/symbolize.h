@@ -57,6 +57,12 @@ bool hrace__symbolize_data(uintptr_t addr, hrace_datasym_t *out);
  * The result is malloc'd. */
 char *hrace__demangle(const char *name);
 
+/* Read the process's mappings now (MPI_Init), not at the first look-up: reading
+ * /proc/self/maps and reporting each module to libdw took ~2 M instructions plus the kernel's
+ * time, which the first RMA operation's site paid inside the application's first epoch
+ * (bench/README.md, "Session 16"). Modules loaded later are found by a fresh read as before. */
+void hrace__symbolize_prepare(void);
+
 /* Forget the module list (after dlopen); the next lookup re-reads /proc/self/maps. */
 void hrace__symbolize_refresh(void);
 #endif
