@@ -66,6 +66,7 @@ static hrace_table_t rsets = HRACE_TABLE_INIT(rset_t);
 typedef _Atomic uint64_t cell_t;
 #define CHUNK HRACE_SHADOW_CHUNK       /* granules per chunk lock (4 KiB of the region) */
 #define CAP8_LESS 768                  /* the 8-cell arena holds ngran + 256 blocks */
+#define CAP2(ngran) ((ngran) + 1024)   /* the 2-cell arena's blocks */
 /* Span summaries (see "spans" below): SPAN granules (512 bytes) that all hold one plain cell
  * can be recorded once, in the span's summary word (UNIFORM | cell), their granule words then
  * all TAG (a "pointer" to nothing, which every lock-free fast path takes for a finer granule
@@ -79,8 +80,9 @@ typedef _Atomic uint64_t cell_t;
 /* The mapping: a header, the granule words, then the two block arenas. */
 typedef struct head {
   _Atomic uint64_t next2, next8;       /* bump offsets in the arenas of 2- and 8-cell blocks */
-  uint64_t ngran, cap2;                /* granules; 2-cell arena capacity (the 8-cell one's is
-                                          cap2 - CAP8_LESS) */
+  uint64_t ngran;                      /* granules (the 2-cell arena holds CAP2 blocks, the
+                                          8-cell one CAP2 - CAP8_LESS) */
+  uint64_t excs;                       /* offset of the exception blocks (in cells), 0: none */
   uint64_t spans;                      /* offset of the span summaries (in cells), 0: none */
   uint64_t words, bytes;               /* offset of the arenas (in cells); mapping size */
   uint64_t locks;                      /* offset of the chunk locks (in cells) */
@@ -122,7 +124,7 @@ static int shadow_init(hrace_shadow_t *sh, uint64_t size, int spans) {
   const uint64_t pad = paged ? PAD_CELLS : 0;
   /* Worst case, every granule split into halves and then bytes; a little more for blocks
    * lost to splits that raced (they fall back to the heap beyond this). */
-  uint64_t cap2 = ngran + 1024, cap8 = cap2 - CAP8_LESS;
+  uint64_t cap2 = CAP2(ngran), cap8 = cap2 - CAP8_LESS;
   uint64_t words = paged ? 8 + (ngran + CHUNK - 1) / CHUNK * CHUNK   /* to a page */
                          : (8 + ngran + 7) & ~7ull;    /* header + granules, to a cache line */
   uint64_t locks = words + 2 * cap2 + 8 * cap8;   /* then one lock word per chunk */
@@ -137,7 +139,7 @@ static int shadow_init(hrace_shadow_t *sh, uint64_t size, int spans) {
   sh->cells = (cell_t *)m + pad;
   head_t *h = head(sh);
   h->ngran = ngran;
-  h->cap2 = cap2;
+  h->excs = nspans ? excs : 0;
   h->spans = nspans ? sums : 0;
   h->words = words;
   h->bytes = bytes;
@@ -178,10 +180,10 @@ static cell_t *block_new(hrace_shadow_t *sh, unsigned n, uint64_t v) {
   cell_t *b;
   if (n == 2) {
     uint64_t i = atomic_fetch_add_explicit(&h->next2, 1, memory_order_relaxed);
-    b = i < h->cap2 ? sh->cells + h->words + 2 * i : NULL;
+    b = i < CAP2(h->ngran) ? sh->cells + h->words + 2 * i : NULL;
   } else {
     uint64_t i = atomic_fetch_add_explicit(&h->next8, 1, memory_order_relaxed);
-    b = i < h->cap2 - CAP8_LESS ? sh->cells + h->words + 2 * h->cap2 + 8 * i : NULL;
+    b = i < CAP2(h->ngran) - CAP8_LESS ? sh->cells + h->words + 2 * CAP2(h->ngran) + 8 * i : NULL;
   }
   if (!b && !(b = aligned_alloc(64, 64))) abort();   /* never freed: see the cap above */
   for (unsigned k = 0; k < n; k++) atomic_init(&b[k], v);
@@ -500,10 +502,7 @@ static cell_t *exc_count(const hrace_shadow_t *sh) {
   const uint64_t n = sh->size / 8 / SPAN;
   return masks(sh) + n + (n + 1) / 2;
 }
-static exc_t *exc_blocks(const hrace_shadow_t *sh) {
-  const uint64_t n = sh->size / 8 / SPAN, o = (head(sh)->spans + 2 * n + (n + 1) / 2 + 1 + 7) & ~7ull;
-  return (exc_t *)(void *)(sh->cells + o);
-}
+static exc_t *exc_blocks(const hrace_shadow_t *sh) { return (exc_t *)(void *)(sh->cells + head(sh)->excs); }
 /* Span b's exception block, NULL when it has none (a reader that saw a mask bit sees it:
  * the index is stored before the first bit). */
 static inline exc_t *exc_of(const hrace_shadow_t *sh, uint64_t b) {
@@ -1463,6 +1462,51 @@ __attribute__((noinline)) static int quick_slow(hrace_shadow_t *sh, uint64_t g, 
   return same;
 }
 
+/* hrace__shadow_quick for a granule word that reads 0 in a span shadow: mostly a granule of a
+ * summarized span (a row's edge element, an exception: each is the first touch of its segment
+ * there, one to a few per row and array), taken here without quick_slow's generality: the
+ * state from the summary or the exception's slot (as span_look reads it), the memo's answer,
+ * and for an exception that changes, the store into its slot under the chunk's lock after a
+ * re-check. Anything else (16 bytes, a span without a summary, a granule the summary stands
+ * for that the access would change) goes where it went: quick_slow, or 0 for the general
+ * path, which makes the granule an exception. */
+__attribute__((noinline)) static int quick_zero(hrace_shadow_t *sh, uint64_t g, uint64_t len,
+                                                hrace_aid_t id, const hrace_vc_t *l) {
+  /* The arrays, read once (each acquire load below would make the compiler read them again
+   * through sh and its header). */
+  cell_t *const cells = sh->cells;
+  const head_t *const h = (const head_t *)cells;
+  const uint64_t nsp = sh->size / 8 / SPAN, b = g / SPAN, k = g % SPAN;
+  cell_t *const spw = cells + h->spans, *const mkw = spw + nsp;
+  if (len != 8 || b >= nsp) return quick_slow(sh, g, len, id, l);
+  const uint64_t s = atomic_load_explicit(&spw[b], memory_order_acquire);
+  if (!s) return quick_slow(sh, g, len, id, l);             /* nothing recorded (or was) */
+  const uint64_t mk = atomic_load_explicit(&mkw[b], memory_order_acquire);
+  if (!(mk >> k & 1)) {                                      /* the summary's cell */
+    const uint64_t c = s & ~UNIFORM;
+    return qstep(c, id, l) == c && atomic_load_explicit(&spw[b], memory_order_acquire) == s;
+  }
+  const uint32_t ei = atomic_load_explicit(&((_Atomic uint32_t *)(void *)(mkw + nsp))[b],
+                                           memory_order_acquire);
+  exc_t *const e = (exc_t *)(void *)(cells + h->excs) + (ei - 1);
+  const unsigned j = atomic_load_explicit(&e->at[k], memory_order_relaxed) & (MAXEXC - 1);
+  const uint64_t c = atomic_load_explicit(&e->c[j], memory_order_acquire), n = qstep(c, id, l);
+  if (n == ~0ull || atomic_load_explicit(&spw[b], memory_order_acquire) != s) return 0;
+  if (n == c) return 1;                                      /* recorded already (or stood for) */
+  _Atomic uint32_t *lock = sh->locks + g / CHUNK;
+  const uint32_t how = chunk_lock(lock);
+  if (how == LK_SKIP) return 0;
+  /* Still an exception of a summarized span, in the same slot (a span keeps its block; the
+   * slots are handed out again when it is summarized again), still holding c? */
+  const int same = atomic_load_explicit(&spw[b], memory_order_relaxed) &&
+                   (atomic_load_explicit(&mkw[b], memory_order_relaxed) >> k & 1) &&
+                   (atomic_load_explicit(&e->at[k], memory_order_relaxed) & (MAXEXC - 1)) == j &&
+                   atomic_load_explicit(&e->c[j], memory_order_relaxed) == c;
+  if (same) atomic_store_explicit(&e->c[j], n, memory_order_release);
+  chunk_unlock(lock, how);
+  return same;
+}
+
 /* Granules g (and g + 1 when k is 2) of one chunk: store n0 (n1) there if they still hold v0
  * (v1), under the chunk's lock if it is free (a CAS), or with plain stores in a chunk biased to
  * this thread, which a free chunk never shared becomes in a biased shadow. 1: stored; 0: the
@@ -1529,11 +1573,12 @@ int hrace__shadow_quick(hrace_shadow_t *sh, uint64_t off, uint64_t len, hrace_ai
   if (len == 16 && (g + 1) % CHUNK == 0) return 0;         /* two chunks */
   cell_t *gw = granules(sh) + g;
   const qmemo_t *m = qmemo[id & (NQMEMO - 1)];
-  if (m->id != id || m->l != l) return quick_slow(sh, g, len, id, l);
   const uint64_t v0 = atomic_load_explicit(&gw[0], memory_order_acquire);
+  if (!v0 && head(sh)->spans) return quick_zero(sh, g, len, id, l);
+  if (m->id != id || m->l != l) return quick_slow(sh, g, len, id, l);
   uint64_t v1 = v0;
   if (len == 16) v1 = atomic_load_explicit(&gw[1], memory_order_acquire);
-  if (m->v != v0 || m->v != v1 || (!v0 && head(sh)->spans)) return quick_slow(sh, g, len, id, l);
+  if (m->v != v0 || m->v != v1) return quick_slow(sh, g, len, id, l);
   const uint64_t n = m->next;
   if (n == v0) return 1;                       /* recorded already (or stood for) */
   const int r = words_store(sh, g, (unsigned)len / 8, v0, v1, n, n);
