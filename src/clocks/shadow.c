@@ -1507,6 +1507,61 @@ __attribute__((noinline)) static int quick_zero(hrace_shadow_t *sh, uint64_t g, 
   return same;
 }
 
+/* quick_zero's store into an exception's slot j (span b, granule k of it), which held c under
+ * summary s when the answer n was worked out: under the chunk's lock, if it is still that
+ * exception's slot and still holds c. */
+__attribute__((noinline)) static int zero_store(hrace_shadow_t *sh, uint64_t g, cell_t *slot,
+                                                uint64_t c, uint64_t n) {
+  cell_t *const cells = sh->cells;
+  const head_t *const h = (const head_t *)cells;
+  const uint64_t nsp = sh->size / 8 / SPAN, b = g / SPAN, k = g % SPAN;
+  cell_t *const spw = cells + h->spans, *const mkw = spw + nsp;
+  exc_t *const e = (exc_t *)(void *)(cells + h->excs) +
+                   (atomic_load_explicit(&((_Atomic uint32_t *)(void *)(mkw + nsp))[b],
+                                         memory_order_relaxed) - 1);
+  _Atomic uint32_t *lock = sh->locks + g / CHUNK;
+  const uint32_t how = chunk_lock(lock);
+  if (how == LK_SKIP) return 0;
+  /* Still an exception of a summarized span, in the same slot (a span keeps its block; the
+   * slots are handed out again when it is summarized again), still holding c? */
+  const int same = atomic_load_explicit(&spw[b], memory_order_relaxed) &&
+                   (atomic_load_explicit(&mkw[b], memory_order_relaxed) >> k & 1) &&
+                   &e->c[atomic_load_explicit(&e->at[k], memory_order_relaxed) & (MAXEXC - 1)] == slot &&
+                   atomic_load_explicit(slot, memory_order_relaxed) == c;
+  if (same) atomic_store_explicit(slot, n, memory_order_release);
+  chunk_unlock(lock, how);
+  return same;
+}
+
+int hrace__shadow_quick0(hrace_shadow_t *sh, uint64_t g, hrace_aid_t id, const hrace_vc_t *l) {
+  /* The arrays, read once (each acquire load below would make the compiler read them again
+   * through sh and its header). */
+  cell_t *const cells = sh->cells;
+  const head_t *const h = (const head_t *)cells;
+  const uint64_t nsp = h->spans ? sh->size / 8 / SPAN : 0, b = g / SPAN, k = g % SPAN;
+  cell_t *const spw = cells + h->spans, *const mkw = spw + nsp;
+  if (b >= nsp) return quick_slow(sh, g, 8, id, l);
+  const uint64_t s = atomic_load_explicit(&spw[b], memory_order_acquire);
+  if (!s) return quick_slow(sh, g, 8, id, l);               /* nothing recorded (or was) */
+  const uint64_t mk = atomic_load_explicit(&mkw[b], memory_order_acquire);
+  uint64_t c = s & ~UNIFORM;                                 /* the summary's cell */
+  cell_t *slot = NULL;
+  if (mk >> k & 1) {                                         /* an exception's word */
+    const uint32_t ei = atomic_load_explicit(&((_Atomic uint32_t *)(void *)(mkw + nsp))[b],
+                                             memory_order_acquire);
+    exc_t *const e = (exc_t *)(void *)(cells + h->excs) + (ei - 1);
+    slot = &e->c[atomic_load_explicit(&e->at[k], memory_order_relaxed) & (MAXEXC - 1)];
+    c = atomic_load_explicit(slot, memory_order_acquire);
+  }
+  const qmemo_t *m = qmemo[id & (NQMEMO - 1)];
+  if (m->v != c || m->id != id || m->l != l) return quick_zero(sh, g, 8, id, l);
+  const uint64_t n = m->next;
+  if (atomic_load_explicit(&spw[b], memory_order_acquire) != s) return 0;
+  if (n == c) return 1;                                      /* recorded already (or stood for) */
+  return slot ? zero_store(sh, g, slot, c, n) : 0;           /* 0: the general path makes the
+                                                                granule an exception */
+}
+
 /* Granules g (and g + 1 when k is 2) of one chunk: store n0 (n1) there if they still hold v0
  * (v1), under the chunk's lock if it is free (a CAS), or with plain stores in a chunk biased to
  * this thread, which a free chunk never shared becomes in a biased shadow. 1: stored; 0: the
@@ -1574,7 +1629,8 @@ int hrace__shadow_quick(hrace_shadow_t *sh, uint64_t off, uint64_t len, hrace_ai
   cell_t *gw = granules(sh) + g;
   const qmemo_t *m = qmemo[id & (NQMEMO - 1)];
   const uint64_t v0 = atomic_load_explicit(&gw[0], memory_order_acquire);
-  if (!v0 && head(sh)->spans) return quick_zero(sh, g, len, id, l);
+  if (!v0 && head(sh)->spans)
+    return len == 8 ? hrace__shadow_quick0(sh, g, id, l) : quick_zero(sh, g, len, id, l);
   if (m->id != id || m->l != l) return quick_slow(sh, g, len, id, l);
   uint64_t v1 = v0;
   if (len == 16) v1 = atomic_load_explicit(&gw[1], memory_order_acquire);

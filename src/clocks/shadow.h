@@ -90,6 +90,12 @@ void hrace__shadow_access(hrace_shadow_t *sh, uint64_t off, uint64_t len, hrace_
 int hrace__shadow_quick(hrace_shadow_t *sh, uint64_t off, uint64_t len, hrace_aid_t id,
                         const hrace_vc_t *view);
 
+/* hrace__shadow_quick for an aligned 8-byte access at granule g (inside the region) whose
+ * granule word reads 0, for a caller that read it (tsan.c's first touch): in a window's shadow
+ * mostly a granule of a summarized span, whose state its summary or its span's exception
+ * block holds (shadow.c, "spans"). */
+int hrace__shadow_quick0(hrace_shadow_t *sh, uint64_t g, hrace_aid_t id, const hrace_vc_t *l);
+
 /* The first-touch path's memo (shadow.c), for a caller that tries its first way inline before
  * hrace__shadow_quick: an entry {v, next, l, id} of hrace__shadow_memo[id % HRACE_SHADOW_MEMO]
  * says that access id, seen from local clock l, leaves a plain granule word v as next (v itself:
