@@ -69,8 +69,7 @@ typedef _Atomic uint64_t cell_t;
 #define CAP2(ngran) ((ngran) + 1024)   /* the 2-cell arena's blocks */
 /* Span summaries (see "spans" below): SPAN granules (512 bytes) that all hold one plain cell
  * can be recorded once, in the span's summary word (UNIFORM | cell), their granule words then
- * all TAG (a "pointer" to nothing, which every lock-free fast path takes for a finer granule
- * and leaves to the general path). */
+ * all 0 (which a reader takes for "see the summary": span_look). */
 #define SPAN 64
 #define UNIFORM (1ull << 63)
 #define MAXEXC 16                      /* exceptions a summarized span may hold */
@@ -681,28 +680,32 @@ static uint64_t access_run(hrace_shadow_t *sh, uint64_t g, uint64_t gend, acc_t 
  * window (a stencil's row, a transpose's block, a put's halo), still worked granule after
  * granule: a load and often a store per 8 bytes, in a shadow as large as the data, on every
  * segment. Such a span is now recorded once: its summary word says UNIFORM | cell, and its
- * granule words say TAG. A span may keep up to MAXEXC *exceptions*, granules that hold their
- * own word (a plain cell or a finer block) and whose bit is set in the span's mask word: a
- * row's edge elements, accessed one by one by other code addresses than the row's range. An
+ * granule words say 0. A span may keep up to MAXEXC *exceptions*, granules that hold their
+ * own word (a plain cell or a finer block) in a slot of the span's exception block and whose
+ * bit is set in the span's mask word: a row's edge elements, accessed one by one by other code
+ * addresses than the row's range. An
  * access over most of a span changes the summary (the next state of the cell, worked out once
  * as access_run would for each granule) and, granule by granule, the exceptions it covers; the
- * TAG granules it leaves out become exceptions first. An access over a few granules of the
+ * summary's granules it leaves out become exceptions first. An access over a few granules of the
  * span makes them exceptions and goes on granule by granule. What fits neither (a race or a
  * read set in the summary's cell, too many exceptions, a clear) first writes the cell back into
  * the granules and clears summary and mask (span_materialize), and the general path goes on as
  * before. A span becomes summarized when an access over most of it left all but MAXEXC of its
  * granules equal (span_part, span_summarize).
  *
- * Invariant, under the chunk's lock (spans lie inside chunks): a summary is UNIFORM exactly
- * when each granule word of the span is TAG or has its mask bit set; each TAG then stands for
- * the summary's cell; a mask is 0 when its summary is. Lock-free readers of one granule that
- * meet TAG read the summary: UNIFORM gives the cell, a cleared one says the span was just
- * materialized, so the granule is read again; they never need the mask (an exception's word is
- * its state). Summarizing stores the mask, the summary, then the TAGs; materializing the
- * granules, then clears the summary, then the mask; a granule becomes an exception by taking
- * the summary's cell (the same state) before its bit. A reader of a whole span (apply's
- * unlocked look, span_steady) reads summary, mask, the exceptions, and the summary again.
- * Cost: 16 bytes per 512 of a window. */
+ * Invariant, under the chunk's lock (spans lie inside chunks): a summary is nonzero (UNIFORM)
+ * exactly when the span is summarized; each granule word of the span is then 0, a granule
+ * whose mask bit is set has its word in the block's slot at[k], every other stands for the
+ * summary's cell; a mask is 0 when its summary is. Lock-free readers of one granule that meet 0
+ * read the summary (0: nothing recorded), the mask, an exception's slot, and the summary again
+ * (span_look; docs/access.md, "Lock-free readers", has the publication order). Summarizing
+ * stores the exceptions' slots and words, the mask, the summary, then the zero words, and
+ * gives the chunk's page back when all its spans are summarized (span_release);
+ * materializing stores the granules (exceptions from their slots), then clears the summary,
+ * then the mask; a granule becomes an exception by taking the summary's cell (the same state)
+ * in its slot before its bit. A reader of a whole span (apply's unlocked look, span_steady)
+ * reads summary, mask, the exceptions, and the summary again. Cost: 20 bytes per 512 of a
+ * window, and 192 per span that has exceptions. */
 /* Bits set in x (no popcnt instruction in the baseline x86-64 this is built for; the libgcc
  * call showed in profiles). */
 static inline unsigned pop64(uint64_t x) {
@@ -811,7 +814,7 @@ static void span_part(hrace_shadow_t *sh, uint64_t g, uint64_t e, acc_t *x) {
   const uint64_t s = atomic_load_explicit(sp, memory_order_acquire);
   if (s) {
     const uint64_t m = atomic_load_explicit(&masks(sh)[b], memory_order_relaxed);
-    const uint64_t cell = s & ~UNIFORM, tin = in & ~m, tout = ~in & ~m;   /* TAG granules */
+    const uint64_t cell = s & ~UNIFORM, tin = in & ~m, tout = ~in & ~m;   /* the summary's */
     /* The commonest (a row's range over a span whose edges are exceptions already): the
      * summary takes it. Otherwise count: MAXEXC bounds a span's exceptions at all times. */
     enum { SUMMARY, GRANULES, MATERIALIZE } how = SUMMARY;
@@ -1207,7 +1210,7 @@ static void apply(hrace_shadow_t *sh, uint64_t off, uint64_t len, acc_t *x) {
             }
             const uint64_t mk = atomic_load_explicit(&mkw[b], memory_order_relaxed);
             uint64_t n1 = next;
-            if (HRACE_SHADOW_UNLIKELY(n1 == ~0ull)) {   /* a read set, a race: at the TAG
+            if (HRACE_SHADOW_UNLIKELY(n1 == ~0ull)) {   /* a read set, a race: at the summary's
                                                            granules' bytes */
               unsigned hits = 0;
               n1 = cell_next(s1 & ~UNIFORM, x, 8 * (b * SPAN + (uint64_t)__builtin_ctzll(~mk)),
