@@ -2,7 +2,7 @@
 # bench/kernels/memory.sh BASE_BUILD NEW_BUILD: memory over long runs (issue 21 item 4), the
 # "Memory over long runs" table of bench/README.md.
 #
-# Builds wavefront.c, hybrid.c, steps.c and p2p.c with each build's hrace-cc (clang 14 through Open MPI's mpicc,
+# Builds wavefront.c, hybrid.c, steps.c, p2p.c and stencil.c with each build's hrace-cc (clang 14 through Open MPI's mpicc,
 # -O2, as run.sh does) and runs them under that build's `hrace run` at growing lengths, the two
 # builds interleaved (base, new, base, new, ...), 2 ranks. Prints, per kernel, length and
 # build, the median over REPS runs of the timed region (max over ranks) and of the peak
@@ -18,6 +18,9 @@
 #   TASKS="200 800 3200"       hybrid tasks 128 steps (a task per block of rows)
 #   P2P="1000 4000 16000"      p2p 2048 steps: a parallel region and an MPI_Sendrecv per step,
 #                              no RMA call
+#   STENCIL="10 40 160"        stencil fence 1024 steps (two 4 MiB windows per rank, rows
+#                              summarized by spans: their granule pages given back)
+#   HYBL="10 40 160"           hybrid master 1024 steps (the same at the large size)
 # A list set to "" skips its kernel.
 set -eu
 base=$(cd -- "$1" && pwd)
@@ -32,6 +35,7 @@ for b in base new; do
   "$dir/bin/hrace-cc" -O2 -fopenmp "$here/hybrid.c" -o "$out/hybrid.$b" -lm
   "$dir/bin/hrace-cc" -O2 -fopenmp "$here/steps.c" -o "$out/steps.$b" -lm
   "$dir/bin/hrace-cc" -O2 -fopenmp "$here/p2p.c" -o "$out/p2p.$b" -lm
+  "$dir/bin/hrace-cc" -O2 "$here/stencil.c" -o "$out/stencil.$b" -lm
 done
 median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 one() {   # kernel build args... -> "time rss_kb"
@@ -63,4 +67,6 @@ for n in ${STEPS-2000 20000 60000}; do run steps "$n" 2048 "$n"; done
 for n in ${MULTI-200 800 3200}; do run hybrid-mul "$n" multiple 128 "$n"; done
 for n in ${TASKS-200 800 3200}; do run hybrid-tsk "$n" tasks 128 "$n"; done
 for n in ${P2P-1000 4000 16000}; do run p2p "$n" 2048 "$n"; done
+for n in ${STENCIL-10 40 160}; do run stencil "$n" fence 1024 "$n"; done
+for n in ${HYBL-10 40 160}; do run hybrid-lg "$n" master 1024 "$n"; done
 rm -rf "$out"

@@ -252,6 +252,9 @@ __attribute__((noinline)) static void first_touch(uintptr_t a, unsigned n, uint1
       if (l && m->v == v && m->id == id && m->l == l &&
           (m->next == v || hrace__shadow_replace(cells, g, 1, v, m->next)))
         return;
+      /* 0 in a window's shadow: mostly a granule whose state its span's summary holds (an
+       * edge element's exception, docs/access.md "Span summaries"): the first-touch path. */
+      if (l && !v && hrace__shadow_quick0(cells, g, id, l)) return;
     }
   }
   tracked(a, n, flags, op, pc, 0);

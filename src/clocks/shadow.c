@@ -66,13 +66,12 @@ static hrace_table_t rsets = HRACE_TABLE_INIT(rset_t);
 typedef _Atomic uint64_t cell_t;
 #define CHUNK HRACE_SHADOW_CHUNK       /* granules per chunk lock (4 KiB of the region) */
 #define CAP8_LESS 768                  /* the 8-cell arena holds ngran + 256 blocks */
+#define CAP2(ngran) ((ngran) + 1024)   /* the 2-cell arena's blocks */
 /* Span summaries (see "spans" below): SPAN granules (512 bytes) that all hold one plain cell
  * can be recorded once, in the span's summary word (UNIFORM | cell), their granule words then
- * all TAG (a "pointer" to nothing, which every lock-free fast path takes for a finer granule
- * and leaves to the general path). */
+ * all 0 (which a reader takes for "see the summary": span_look). */
 #define SPAN 64
 #define UNIFORM (1ull << 63)
-#define TAG PTR
 #define MAXEXC 16                      /* exceptions a summarized span may hold */
 #define HRACE_SHADOW_LIKELY(x) __builtin_expect(!!(x), 1)
 #define HRACE_SHADOW_UNLIKELY(x) __builtin_expect(!!(x), 0)
@@ -80,8 +79,9 @@ typedef _Atomic uint64_t cell_t;
 /* The mapping: a header, the granule words, then the two block arenas. */
 typedef struct head {
   _Atomic uint64_t next2, next8;       /* bump offsets in the arenas of 2- and 8-cell blocks */
-  uint64_t ngran, cap2;                /* granules; 2-cell arena capacity (the 8-cell one's is
-                                          cap2 - CAP8_LESS) */
+  uint64_t ngran;                      /* granules (the 2-cell arena holds CAP2 blocks, the
+                                          8-cell one CAP2 - CAP8_LESS) */
+  uint64_t excs;                       /* offset of the exception blocks (in cells), 0: none */
   uint64_t spans;                      /* offset of the span summaries (in cells), 0: none */
   uint64_t words, bytes;               /* offset of the arenas (in cells); mapping size */
   uint64_t locks;                      /* offset of the chunk locks (in cells) */
@@ -96,6 +96,20 @@ static cell_t *granules(const hrace_shadow_t *sh) { return sh->cells + 8; }
 static _Atomic uint64_t shadow_gen = 1;
 static void gen_bump(void) { atomic_fetch_add_explicit(&shadow_gen, 1, memory_order_acq_rel); }
 
+/* A span shadow's granule words start on a page and each chunk's fill one (CHUNK words of 8
+ * bytes: 4 KiB), so that a chunk whose spans are all summarized can give its page back
+ * (span_release): the header takes the last 64 bytes of a page of its own before them. */
+#define PAGE_BYTES (CHUNK * sizeof(uint64_t))
+#define PAD_CELLS (PAGE_BYTES / sizeof(uint64_t) - 8)   /* cells mapped before the header */
+/* A span's exception block (see "spans"): the words of up to MAXEXC exceptions, and for each
+ * granule of the span the slot its word is in (meaningful while its mask bit is set). */
+typedef struct exc {
+  cell_t c[MAXEXC];
+  _Atomic uint8_t at[SPAN];
+} exc_t;
+_Static_assert(sizeof(exc_t) % 64 == 0, "exception blocks fill cache lines");
+#define EXC_CELLS (sizeof(exc_t) / sizeof(uint64_t))
+
 static int shadow_init(hrace_shadow_t *sh, uint64_t size, int spans) {
   gen_bump();
   sh->biased = 0;
@@ -104,26 +118,40 @@ static int shadow_init(hrace_shadow_t *sh, uint64_t size, int spans) {
   sh->cells = NULL;
   if (!size) return 0;
   uint64_t ngran = (size + 7) / 8;
+  const uint64_t nspans = spans ? size / 8 / SPAN : 0;    /* of whole granules only */
+  const int paged = nspans && sysconf(_SC_PAGESIZE) == (long)PAGE_BYTES;
+  const uint64_t pad = paged ? PAD_CELLS : 0;
   /* Worst case, every granule split into halves and then bytes; a little more for blocks
    * lost to splits that raced (they fall back to the heap beyond this). */
-  uint64_t cap2 = ngran + 1024, cap8 = cap2 - CAP8_LESS;
-  uint64_t words = (8 + ngran + 7) & ~7ull;    /* header + granules, to a cache line */
+  uint64_t cap2 = CAP2(ngran), cap8 = cap2 - CAP8_LESS;
+  uint64_t words = paged ? 8 + (ngran + CHUNK - 1) / CHUNK * CHUNK   /* to a page */
+                         : (8 + ngran + 7) & ~7ull;    /* header + granules, to a cache line */
   uint64_t locks = words + 2 * cap2 + 8 * cap8;   /* then one lock word per chunk */
-  uint64_t nspans = spans ? size / 8 / SPAN : 0;    /* of whole granules only */
-  uint64_t bytes = (locks + (ngran + CHUNK - 1) / CHUNK + 2 * nspans) * sizeof(uint64_t);
-  void *m = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
+  /* Then the summaries, the masks, each span's exception block index (32 bits), the count of
+   * exception blocks handed out, and their arena (one block per span at most). */
+  const uint64_t sums = locks + (ngran + CHUNK - 1) / CHUNK;
+  const uint64_t excs = nspans ? (sums + 2 * nspans + (nspans + 1) / 2 + 1 + 7) & ~7ull : sums;
+  uint64_t bytes = (excs + EXC_CELLS * nspans) * sizeof(uint64_t);
+  void *m = mmap(NULL, bytes + pad * sizeof(uint64_t), PROT_READ | PROT_WRITE,
                  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (m == MAP_FAILED) return -1;
-  sh->cells = m;
+  sh->cells = (cell_t *)m + pad;
   head_t *h = head(sh);
   h->ngran = ngran;
-  h->cap2 = cap2;
-  h->spans = nspans ? locks + (ngran + CHUNK - 1) / CHUNK : 0;
+  h->excs = nspans ? excs : 0;
+  h->spans = nspans ? sums : 0;
   h->words = words;
   h->bytes = bytes;
   h->locks = locks;
   sh->locks = (_Atomic uint32_t *)(void *)(sh->cells + locks);
   return 0;
+}
+
+/* The start of a shadow's mapping (a span shadow's begins a page before its granules). */
+static void *shadow_base(const hrace_shadow_t *sh) {
+  const head_t *h = head(sh);
+  const int paged = h->spans && ((uintptr_t)(sh->cells + 8) & (PAGE_BYTES - 1)) == 0;
+  return (void *)(sh->cells - (paged ? PAD_CELLS : 0));
 }
 
 int hrace__shadow_init(hrace_shadow_t *sh, uint64_t size) { return shadow_init(sh, size, 0); }
@@ -135,7 +163,11 @@ int hrace__shadow_init_biased(hrace_shadow_t *sh, uint64_t size) {
 }
 
 void hrace__shadow_free(hrace_shadow_t *sh) {
-  if (sh->cells) munmap((void *)sh->cells, head(sh)->bytes);
+  if (sh->cells) {
+    const uint64_t bytes = head(sh)->bytes;
+    void *base = shadow_base(sh);
+    munmap(base, bytes + (uint64_t)((char *)(void *)sh->cells - (char *)base));
+  }
   sh->cells = NULL;
   sh->size = 0;
   gen_bump();
@@ -147,10 +179,10 @@ static cell_t *block_new(hrace_shadow_t *sh, unsigned n, uint64_t v) {
   cell_t *b;
   if (n == 2) {
     uint64_t i = atomic_fetch_add_explicit(&h->next2, 1, memory_order_relaxed);
-    b = i < h->cap2 ? sh->cells + h->words + 2 * i : NULL;
+    b = i < CAP2(h->ngran) ? sh->cells + h->words + 2 * i : NULL;
   } else {
     uint64_t i = atomic_fetch_add_explicit(&h->next8, 1, memory_order_relaxed);
-    b = i < h->cap2 - CAP8_LESS ? sh->cells + h->words + 2 * h->cap2 + 8 * i : NULL;
+    b = i < CAP2(h->ngran) - CAP8_LESS ? sh->cells + h->words + 2 * CAP2(h->ngran) + 8 * i : NULL;
   }
   if (!b && !(b = aligned_alloc(64, 64))) abort();   /* never freed: see the cap above */
   for (unsigned k = 0; k < n; k++) atomic_init(&b[k], v);
@@ -454,18 +486,89 @@ static void backoff(unsigned *spins) {
 
 static void span_materialize(hrace_shadow_t *sh, uint64_t b);
 
+/* The span arrays (see "spans" below): summaries, masks, exception block indices. */
+static uint64_t nspans(const hrace_shadow_t *sh) { return head(sh)->spans ? sh->size / 8 / SPAN : 0; }
+static cell_t *spans(const hrace_shadow_t *sh) { return sh->cells + head(sh)->spans; }
+/* Each span's exception mask follows the summaries: bit k set when granule k of a summarized
+ * span is an exception, whose word is in the span's exception block. */
+static cell_t *masks(const hrace_shadow_t *sh) { return spans(sh) + sh->size / 8 / SPAN; }
+/* Then per span the index + 1 of its exception block (0: none yet), the count of blocks
+ * handed out, and the blocks, 64-byte aligned. */
+static _Atomic uint32_t *exc_index(const hrace_shadow_t *sh) {
+  return (_Atomic uint32_t *)(void *)(masks(sh) + sh->size / 8 / SPAN);
+}
+static cell_t *exc_count(const hrace_shadow_t *sh) {
+  const uint64_t n = sh->size / 8 / SPAN;
+  return masks(sh) + n + (n + 1) / 2;
+}
+static exc_t *exc_blocks(const hrace_shadow_t *sh) { return (exc_t *)(void *)(sh->cells + head(sh)->excs); }
+/* Span b's exception block, NULL when it has none (a reader that saw a mask bit sees it:
+ * the index is stored before the first bit). */
+static inline exc_t *exc_of(const hrace_shadow_t *sh, uint64_t b) {
+  const uint32_t i = atomic_load_explicit(&exc_index(sh)[b], memory_order_acquire);
+  return i ? exc_blocks(sh) + (i - 1) : NULL;
+}
+/* ... or a new one, handed out on the span's first exception (under the chunk lock; a span
+ * keeps its block for the region's life, so there are never more blocks than spans). */
+static exc_t *exc_get(hrace_shadow_t *sh, uint64_t b) {
+  exc_t *e = exc_of(sh, b);
+  if (e) return e;
+  const uint64_t i = atomic_fetch_add_explicit(exc_count(sh), 1, memory_order_relaxed);
+  atomic_store_explicit(&exc_index(sh)[b], (uint32_t)i + 1, memory_order_release);
+  return exc_blocks(sh) + i;
+}
+/* The word of exception granule k of span b (its mask bit set). */
+static inline cell_t *exc_word(const hrace_shadow_t *sh, uint64_t b, unsigned k) {
+  exc_t *e = exc_of(sh, b);
+  return &e->c[atomic_load_explicit(&e->at[k], memory_order_relaxed) & (MAXEXC - 1)];
+}
+
+/* Where granule g's word is, under its chunk's lock: the granule word itself, the slot of an
+ * exception of a summarized span, or NULL for a granule that its span's summary stands for. */
+static inline cell_t *word_at(const hrace_shadow_t *sh, uint64_t g) {
+  const uint64_t b = g / SPAN;
+  if (b < nspans(sh) && atomic_load_explicit(&spans(sh)[b], memory_order_relaxed)) {
+    const uint64_t m = atomic_load_explicit(&masks(sh)[b], memory_order_relaxed);
+    return m >> (g % SPAN) & 1 ? exc_word(sh, b, (unsigned)(g % SPAN)) : NULL;
+  }
+  return &granules(sh)[g];
+}
+
+/* The state of granule g, whose granule word a reader without the lock read as 0, in a span
+ * shadow: 0 (nothing recorded) while its span holds no summary, else the summary's cell or
+ * the exception's word; *how says which (0 granule word, 1 summary, 2 exception). ~0 when the
+ * summary changed under the look (the caller takes the general path). Publication order (see
+ * "spans"): an exception's word and slot are stored before its mask bit, a summary before the
+ * zero words of its granules, and a span's bits are dropped only after its summary. */
+static inline uint64_t span_look(const hrace_shadow_t *sh, uint64_t g, unsigned *how) {
+  *how = 0;
+  const uint64_t b = g / SPAN;
+  if (b >= nspans(sh)) return 0;
+  const uint64_t s = atomic_load_explicit(&spans(sh)[b], memory_order_acquire);
+  if (!s) return 0;
+  const uint64_t m = atomic_load_explicit(&masks(sh)[b], memory_order_acquire);
+  uint64_t v = s & ~UNIFORM;
+  *how = 1;
+  if (m >> (g % SPAN) & 1) {
+    v = atomic_load_explicit(exc_word(sh, b, (unsigned)(g % SPAN)), memory_order_acquire);
+    *how = 2;
+  }
+  return atomic_load_explicit(&spans(sh)[b], memory_order_acquire) == s ? v : ~0ull;
+}
+
+
 /* Apply x to the bytes `m` (mask, bit i = byte 8g+i) of granule g; `valid` masks the bytes
  * that exist (the region's last granule may be short). */
 static void granule_apply(hrace_shadow_t *sh, uint64_t g, unsigned m, unsigned valid, acc_t *x) {
   cell_t *gw = &granules(sh)[g];
+  if (head(sh)->spans && !(gw = word_at(sh, g))) {   /* (the summary's state is fixed: locked) */
+    span_materialize(sh, g / SPAN);                  /* a summarized span: granules again */
+    gw = &granules(sh)[g];
+  }
   const uint64_t base = 8 * g;
   unsigned spins = 0;
   for (;;) {
     uint64_t v = atomic_load_explicit(gw, memory_order_acquire);
-    if (v == TAG) {                                    /* a summarized span: granules again */
-      span_materialize(sh, g / SPAN);
-      continue;
-    }
     if (!(v & PTR)) {                                  /* one cell for the granule */
       if (((m | ~valid) & 0xFF) == 0xFF) {
         if ((x->mode == OP_ACCESS && cell_fast(gw, x)) ||
@@ -577,41 +680,32 @@ static uint64_t access_run(hrace_shadow_t *sh, uint64_t g, uint64_t gend, acc_t 
  * window (a stencil's row, a transpose's block, a put's halo), still worked granule after
  * granule: a load and often a store per 8 bytes, in a shadow as large as the data, on every
  * segment. Such a span is now recorded once: its summary word says UNIFORM | cell, and its
- * granule words say TAG. A span may keep up to MAXEXC *exceptions*, granules that hold their
- * own word (a plain cell or a finer block) and whose bit is set in the span's mask word: a
- * row's edge elements, accessed one by one by other code addresses than the row's range. An
+ * granule words say 0. A span may keep up to MAXEXC *exceptions*, granules that hold their
+ * own word (a plain cell or a finer block) in a slot of the span's exception block and whose
+ * bit is set in the span's mask word: a row's edge elements, accessed one by one by other code
+ * addresses than the row's range. An
  * access over most of a span changes the summary (the next state of the cell, worked out once
  * as access_run would for each granule) and, granule by granule, the exceptions it covers; the
- * TAG granules it leaves out become exceptions first. An access over a few granules of the
+ * summary's granules it leaves out become exceptions first. An access over a few granules of the
  * span makes them exceptions and goes on granule by granule. What fits neither (a race or a
  * read set in the summary's cell, too many exceptions, a clear) first writes the cell back into
  * the granules and clears summary and mask (span_materialize), and the general path goes on as
  * before. A span becomes summarized when an access over most of it left all but MAXEXC of its
  * granules equal (span_part, span_summarize).
  *
- * Invariant, under the chunk's lock (spans lie inside chunks): a summary is UNIFORM exactly
- * when each granule word of the span is TAG or has its mask bit set; each TAG then stands for
- * the summary's cell; a mask is 0 when its summary is. Lock-free readers of one granule that
- * meet TAG read the summary: UNIFORM gives the cell, a cleared one says the span was just
- * materialized, so the granule is read again; they never need the mask (an exception's word is
- * its state). Summarizing stores the mask, the summary, then the TAGs; materializing the
- * granules, then clears the summary, then the mask; a granule becomes an exception by taking
- * the summary's cell (the same state) before its bit. A reader of a whole span (apply's
- * unlocked look, span_steady) reads summary, mask, the exceptions, and the summary again.
- * Cost: 16 bytes per 512 of a window. */
-static cell_t *spans(const hrace_shadow_t *sh) { return sh->cells + head(sh)->spans; }
-/* Each span's exception mask follows the summaries: bit k set when granule k of a summarized
- * span holds its own word instead of TAG. */
-static cell_t *masks(const hrace_shadow_t *sh) { return spans(sh) + sh->size / 8 / SPAN; }
-
-/* The state granule word v (read from granule g) stands for: v itself, or for TAG the span's
- * cell; ~0 when the span was just materialized (read the granule again). */
-static inline uint64_t span_cell(const hrace_shadow_t *sh, uint64_t g, uint64_t v) {
-  if (v != TAG) return v;
-  uint64_t s = atomic_load_explicit(&spans(sh)[g / SPAN], memory_order_acquire);
-  return s ? s & ~UNIFORM : ~0ull;
-}
-
+ * Invariant, under the chunk's lock (spans lie inside chunks): a summary is nonzero (UNIFORM)
+ * exactly when the span is summarized; each granule word of the span is then 0, a granule
+ * whose mask bit is set has its word in the block's slot at[k], every other stands for the
+ * summary's cell; a mask is 0 when its summary is. Lock-free readers of one granule that meet 0
+ * read the summary (0: nothing recorded), the mask, an exception's slot, and the summary again
+ * (span_look; docs/access.md, "Lock-free readers", has the publication order). Summarizing
+ * stores the exceptions' slots and words, the mask, the summary, then the zero words, and
+ * gives the chunk's page back when all its spans are summarized (span_release);
+ * materializing stores the granules (exceptions from their slots), then clears the summary,
+ * then the mask; a granule becomes an exception by taking the summary's cell (the same state)
+ * in its slot before its bit. A reader of a whole span (apply's unlocked look, span_steady)
+ * reads summary, mask, the exceptions, and the summary again. Cost: 20 bytes per 512 of a
+ * window, and 192 per span that has exceptions. */
 /* Bits set in x (no popcnt instruction in the baseline x86-64 this is built for; the libgcc
  * call showed in profiles). */
 static inline unsigned pop64(uint64_t x) {
@@ -626,31 +720,67 @@ static inline uint64_t span_bits(uint64_t a, uint64_t b) {
   return (b - a == SPAN ? ~0ull : ((1ull << (b - a)) - 1)) << a;
 }
 
-/* Write span b's cell back into its granules and drop the summary (under the chunk lock). */
+/* Write span b's state back into its granules (the summary's cell, and each exception's word
+ * from its block) and drop the summary, then the mask (under the chunk lock). On a page given
+ * back (span_release), the first store faults a zero page in again. */
 static void span_materialize(hrace_shadow_t *sh, uint64_t b) {
   cell_t *sp = &spans(sh)[b], *mp = &masks(sh)[b], *gw = granules(sh) + b * SPAN;
   uint64_t s = atomic_load_explicit(sp, memory_order_acquire);
   if (!s) return;
   const uint64_t m = atomic_load_explicit(mp, memory_order_relaxed);
   for (unsigned k = 0; k < SPAN; k++)
-    if (!(m >> k & 1)) atomic_store_explicit(&gw[k], s & ~UNIFORM, memory_order_release);
+    atomic_store_explicit(&gw[k],
+                          m >> k & 1 ? atomic_load_explicit(exc_word(sh, b, k), memory_order_relaxed)
+                                     : s & ~UNIFORM,
+                          memory_order_release);
   atomic_store_explicit(sp, 0, memory_order_release);
   atomic_store_explicit(mp, 0, memory_order_release);
 }
 
 /* Granules `want` (bits) of summarized span b, whose summary is s, become exceptions: each gets
- * the summary's cell in its own word, then its bit (under the chunk lock). */
+ * the summary's cell in the next free slot of the span's block, then its bit (under the chunk
+ * lock; the caller keeps the span's exceptions within MAXEXC). The slots fill in order: the
+ * next free one is the number of bits set. */
 static void span_except(hrace_shadow_t *sh, uint64_t b, uint64_t want, uint64_t s) {
-  cell_t *mp = &masks(sh)[b], *gw = granules(sh) + b * SPAN;
+  cell_t *mp = &masks(sh)[b];
   const uint64_t m = atomic_load_explicit(mp, memory_order_relaxed);
   want &= ~m;
-  for (uint64_t w = want; w; w &= w - 1)
-    atomic_store_explicit(&gw[__builtin_ctzll(w)], s & ~UNIFORM, memory_order_release);
-  if (want) atomic_store_explicit(mp, m | want, memory_order_release);
+  if (!want) return;
+  exc_t *e = exc_get(sh, b);
+  unsigned j = pop64(m);
+  for (uint64_t w = want; w; w &= w - 1, j++) {
+    atomic_store_explicit(&e->c[j & (MAXEXC - 1)], s & ~UNIFORM, memory_order_relaxed);
+    atomic_store_explicit(&e->at[__builtin_ctzll(w)], (uint8_t)j, memory_order_relaxed);
+  }
+  atomic_store_explicit(mp, m | want, memory_order_release);   /* after slots and words */
 }
 
+/* Pages given back so far (all shadows; tests and measurements). */
+static _Atomic uint64_t n_released;
+
+/* Give chunk c's page of granule words back when all its spans are summarized: every word on
+ * it is then 0, so the page reads the same before and after (a zero page faulted in on the
+ * next read), and no other thread writes it (every store to a granule word is made under the
+ * chunk's lock, which the caller holds: window shadows have no biased chunks). Lock-free
+ * readers thus see 0 either way, and 0 sends them to the summary (span_look). One look at the
+ * chunk's 8 summary words (a cache line), at each summarizing only. */
+static void span_release(hrace_shadow_t *sh, uint64_t c) {
+  const uint64_t b0 = c * (CHUNK / SPAN);
+  if (b0 + CHUNK / SPAN > nspans(sh) || ((uintptr_t)(granules(sh) + c * CHUNK) & (PAGE_BYTES - 1)))
+    return;                                    /* not all whole spans, or not paged */
+  for (uint64_t b = b0; b < b0 + CHUNK / SPAN; b++)
+    if (!atomic_load_explicit(&spans(sh)[b], memory_order_relaxed)) return;
+  if (madvise((void *)(granules(sh) + c * CHUNK), PAGE_BYTES, MADV_DONTNEED) == 0)
+    atomic_fetch_add_explicit(&n_released, 1, memory_order_relaxed);
+}
+
+uint64_t hrace__shadow_released(void) { return atomic_load_explicit(&n_released, memory_order_relaxed); }
+
 /* Summarize span b if all but at most MAXEXC of its granules hold v, a plain cell (under the
- * chunk lock; the span holds no summary). The look stops at the MAXEXC + 1st difference. */
+ * chunk lock; the span holds no summary). The look stops at the MAXEXC + 1st difference. The
+ * granules that differ become exceptions (their words move to the span's block), then mask,
+ * summary, and the granule words all 0; a chunk whose spans are all summarized so gives its
+ * page back. */
 static void span_summarize(hrace_shadow_t *sh, uint64_t b, uint64_t v) {
   cell_t *gw = granules(sh) + b * SPAN;
   if (v & (PTR | SYNC)) return;
@@ -661,10 +791,20 @@ static void span_summarize(hrace_shadow_t *sh, uint64_t b, uint64_t v) {
       if (++n > MAXEXC) return;
       m |= 1ull << k;
     }
+  if (m) {
+    exc_t *e = exc_get(sh, b);
+    unsigned j = 0;
+    for (uint64_t w = m; w; w &= w - 1, j++) {
+      const unsigned k = (unsigned)__builtin_ctzll(w);
+      atomic_store_explicit(&e->c[j], atomic_load_explicit(&gw[k], memory_order_relaxed),
+                            memory_order_relaxed);
+      atomic_store_explicit(&e->at[k], (uint8_t)j, memory_order_relaxed);
+    }
+  }
   atomic_store_explicit(&masks(sh)[b], m, memory_order_release);
   atomic_store_explicit(&spans(sh)[b], v | UNIFORM, memory_order_release);
-  for (unsigned k = 0; k < SPAN; k++)
-    if (!(m >> k & 1)) atomic_store_explicit(&gw[k], TAG, memory_order_release);
+  for (unsigned k = 0; k < SPAN; k++) atomic_store_explicit(&gw[k], 0, memory_order_release);
+  span_release(sh, b * SPAN / CHUNK);
 }
 
 /* Access x over whole granules [g, e) of one span (under the chunk lock); does them all. */
@@ -674,7 +814,7 @@ static void span_part(hrace_shadow_t *sh, uint64_t g, uint64_t e, acc_t *x) {
   const uint64_t s = atomic_load_explicit(sp, memory_order_acquire);
   if (s) {
     const uint64_t m = atomic_load_explicit(&masks(sh)[b], memory_order_relaxed);
-    const uint64_t cell = s & ~UNIFORM, tin = in & ~m, tout = ~in & ~m;   /* TAG granules */
+    const uint64_t cell = s & ~UNIFORM, tin = in & ~m, tout = ~in & ~m;   /* the summary's */
     /* The commonest (a row's range over a span whose edges are exceptions already): the
      * summary takes it. Otherwise count: MAXEXC bounds a span's exceptions at all times. */
     enum { SUMMARY, GRANULES, MATERIALIZE } how = SUMMARY;
@@ -701,10 +841,13 @@ static void span_part(hrace_shadow_t *sh, uint64_t g, uint64_t e, acc_t *x) {
       if (next != cell) atomic_store_explicit(sp, next | UNIFORM, memory_order_release);
       return;
     }
-    if (how == GRANULES)
+    if (how == GRANULES) {                       /* a few granules leave the summary */
       span_except(sh, b, in, s);
-    else
-      span_materialize(sh, b);                   /* too many exceptions: per granule */
+      for (uint64_t w = in; w; w &= w - 1)
+        granule_apply(sh, base + (uint64_t)__builtin_ctzll(w), 0xFF, 0xFF, x);
+      return;
+    }
+    span_materialize(sh, b);                     /* too many exceptions: per granule */
   }
   for (uint64_t k = g; k < e;) {                 /* granule by granule */
     k = access_run(sh, k, e, x);
@@ -986,13 +1129,13 @@ static void chunk_unlock(_Atomic uint32_t *l, uint32_t how) {
  * granules [g, e), as far as a look without the lock can tell? Each exception inside must; a
  * second look at the summary makes sure the exceptions read belong to it (they are set before
  * their bits, and the bits are dropped only after the summary: see "spans"). */
-static int span_steady(const cell_t *spw, const cell_t *mkw, const cell_t *gws, uint64_t g,
-                       uint64_t e, uint64_t s, acc_t *x) {
+static int span_steady(const hrace_shadow_t *sh, const cell_t *spw, const cell_t *mkw,
+                       uint64_t g, uint64_t e, uint64_t s, acc_t *x) {
   const uint64_t b = g / SPAN, base = b * SPAN;
   const uint64_t m = atomic_load_explicit(&mkw[b], memory_order_acquire) &
                      span_bits(g - base, e - base);
   for (uint64_t w = m; w; w &= w - 1) {
-    uint64_t v = atomic_load_explicit(&gws[base + (uint64_t)__builtin_ctzll(w)],
+    uint64_t v = atomic_load_explicit(exc_word(sh, b, (unsigned)__builtin_ctzll(w)),
                                       memory_order_acquire);
     if ((v & PTR) || run_next(v, x) != v) return 0;
   }
@@ -1026,14 +1169,14 @@ static void apply(hrace_shadow_t *sh, uint64_t off, uint64_t len, acc_t *x) {
             const uint64_t send = (g / SPAN + 1) * SPAN < runend ? (g / SPAN + 1) * SPAN : runend;
             if (s != steady_s && run_next(s & ~UNIFORM, x) != (s & ~UNIFORM)) break;
             steady_s = s;                      /* a row's spans mostly share their cell */
-            if (!span_steady(spw, mkw, gws, g, send, s, x)) break;
+            if (!span_steady(sh, spw, mkw, g, send, s, x)) break;
             g = send - 1;
             same_v = ~0ull;
             continue;
           }
         }
         const uint64_t v = atomic_load_explicit(&gw[g], memory_order_acquire);
-        if (v == TAG) break;                   /* summarized meanwhile: the locked path */
+        if (!v) break;      /* summarized meanwhile, or nothing recorded: the locked path */
         if (v != same_v) {
           if (run_next(v, x) != v) break;
           same_v = v;
@@ -1067,7 +1210,7 @@ static void apply(hrace_shadow_t *sh, uint64_t off, uint64_t len, acc_t *x) {
             }
             const uint64_t mk = atomic_load_explicit(&mkw[b], memory_order_relaxed);
             uint64_t n1 = next;
-            if (HRACE_SHADOW_UNLIKELY(n1 == ~0ull)) {   /* a read set, a race: at the TAG
+            if (HRACE_SHADOW_UNLIKELY(n1 == ~0ull)) {   /* a read set, a race: at the summary's
                                                            granules' bytes */
               unsigned hits = 0;
               n1 = cell_next(s1 & ~UNIFORM, x, 8 * (b * SPAN + (uint64_t)__builtin_ctzll(~mk)),
@@ -1097,15 +1240,19 @@ static void apply(hrace_shadow_t *sh, uint64_t off, uint64_t len, acc_t *x) {
           continue;
         }
       }
-      if (g / SPAN < nsp && atomic_load_explicit(&gws[g], memory_order_relaxed) == TAG) {
+      if (g / SPAN < nsp && atomic_load_explicit(&spw[g / SPAN], memory_order_relaxed)) {
         /* Part of a granule of a summarized span: an exception of its own, or, for a clear or
          * sync marking or when the span holds enough, the span's granules again. */
         const uint64_t b = g / SPAN, sm = atomic_load_explicit(&spw[b], memory_order_relaxed);
-        if (x->mode == OP_ACCESS &&
-            pop64(atomic_load_explicit(&mkw[b], memory_order_relaxed)) < MAXEXC)
-          span_except(sh, b, 1ull << (g % SPAN), sm);
-        else
-          span_materialize(sh, b);
+        const uint64_t mk = atomic_load_explicit(&mkw[b], memory_order_relaxed);
+        if (x->mode != OP_ACCESS)
+          span_materialize(sh, b);             /* (granule_set writes granule words) */
+        else if (!(mk >> (g % SPAN) & 1)) {
+          if (pop64(mk) < MAXEXC)
+            span_except(sh, b, 1ull << (g % SPAN), sm);
+          else
+            span_materialize(sh, b);
+        }
       }
       if (x->mode != OP_ACCESS && ((m | ~valid) & 0xFF) == 0xFF)
         granule_set(sh, g, x->mode == OP_SYNC ? SYNC : 0);
@@ -1125,10 +1272,11 @@ static int steady(const hrace_shadow_t *sh, uint64_t off, uint64_t len, hrace_ai
   if (off >= sh->size || !len) return 1;
   if (len > sh->size - off) len = sh->size - off;
   const cell_t *gw = granules(sh);
-  const uint64_t mine = CELL(id, 0), end = off + len;
+  const uint64_t mine = CELL(id, 0), end = off + len, nsp = head(sh)->spans;
   for (uint64_t g = off / 8; 8 * g < end; g++) {
     uint64_t v = atomic_load_explicit(&gw[g], memory_order_acquire);
-    if (v == TAG && (v = span_cell(sh, g, v)) == ~0ull) return 0;   /* the general path */
+    unsigned how;
+    if (!v && nsp && (v = span_look(sh, g, &how)) == ~0ull) return 0;   /* the general path */
     if (!(v & PTR)) {
       if (v != mine && !(v & SYNC) && CELL_R(v) != id) return 0;
       continue;
@@ -1277,33 +1425,144 @@ __attribute__((always_inline)) static inline uint64_t qstep(uint64_t v, hrace_ai
 __attribute__((noinline)) static int quick_slow(hrace_shadow_t *sh, uint64_t g, uint64_t len,
                                                 hrace_aid_t id, const hrace_vc_t *l) {
   cell_t *gw = granules(sh) + g;
-  /* A granule of a summarized span stands for the summary's cell: an access that cell already
-   * stands for (a row's edge element read again by a single access, after the row's range
-   * calls in the same segment) changes nothing; any other leaves it to the general path, which
-   * makes the granule an exception of its span. */
-  const uint64_t v0 = atomic_load_explicit(&gw[0], memory_order_acquire), c0 = span_cell(sh, g, v0);
+  /* A granule of a summarized span stands for the summary's cell or is an exception (its word
+   * 0, the state in the span's block: span_look): an access that the state already stands for
+   * (a row's edge element read again by a single access, after the row's range calls in the
+   * same segment) changes nothing; an exception takes the new state in its slot, under the
+   * lock; a granule the summary stands for is left to the general path, which makes it an
+   * exception of its span. */
+  const int spn = head(sh)->spans != 0;
+  unsigned h0 = 0, h1 = 0;
+  const uint64_t v0 = atomic_load_explicit(&gw[0], memory_order_acquire);
+  const uint64_t c0 = !v0 && spn ? span_look(sh, g, &h0) : v0;
   const uint64_t n0 = c0 == ~0ull ? ~0ull : qstep(c0, id, l);
   if (n0 == ~0ull) return 0;
   uint64_t v1 = 0, n1 = 0, c1 = 0;
   if (len == 16) {
     v1 = atomic_load_explicit(&gw[1], memory_order_acquire);
-    if ((c1 = span_cell(sh, g + 1, v1)) == ~0ull || (n1 = qstep(c1, id, l)) == ~0ull) return 0;
+    c1 = !v1 && spn ? span_look(sh, g + 1, &h1) : v1;
+    if (c1 == ~0ull || (n1 = qstep(c1, id, l)) == ~0ull) return 0;
   }
   if (n0 == c0 && n1 == c1) return 1;          /* recorded already (or stood for) */
-  if (v0 == TAG || v1 == TAG) return 0;
-  const int r = words_store(sh, g, (unsigned)len / 8, v0, v1, n0, n1);
-  if (r >= 0) return r;
+  if (h0 == 1 || h1 == 1) return 0;
+  if (!h0 && !h1) {
+    const int r = words_store(sh, g, (unsigned)len / 8, v0, v1, n0, n1);
+    if (r >= 0) return r;
+  }
   _Atomic uint32_t *lock = chunk_word(sh, g / CHUNK);
   const uint32_t how = chunk_lock(lock);
   if (how == LK_SKIP) return 0;
-  const int same = atomic_load_explicit(&gw[0], memory_order_relaxed) == v0 &&
-                   (len == 8 || atomic_load_explicit(&gw[1], memory_order_relaxed) == v1);
-  if (same) {                                  /* what the answers were worked out from */
-    atomic_store_explicit(&gw[0], n0, memory_order_release);
-    if (len == 16) atomic_store_explicit(&gw[1], n1, memory_order_release);
+  /* Where the words are now (granule words, or exceptions' slots), and still what the answers
+   * were worked out from? */
+  cell_t *p0 = spn ? word_at(sh, g) : gw, *p1 = len == 16 ? (spn ? word_at(sh, g + 1) : gw + 1) : NULL;
+  const int same = p0 && atomic_load_explicit(p0, memory_order_relaxed) == c0 &&
+                   (len == 8 || (p1 && atomic_load_explicit(p1, memory_order_relaxed) == c1));
+  if (same) {
+    atomic_store_explicit(p0, n0, memory_order_release);
+    if (len == 16) atomic_store_explicit(p1, n1, memory_order_release);
   }
   chunk_unlock(lock, how);
   return same;
+}
+
+/* hrace__shadow_quick for a granule word that reads 0 in a span shadow: mostly a granule of a
+ * summarized span (a row's edge element, an exception: each is the first touch of its segment
+ * there, one to a few per row and array), taken here without quick_slow's generality: the
+ * state from the summary or the exception's slot (as span_look reads it), the memo's answer,
+ * and for an exception that changes, the store into its slot under the chunk's lock after a
+ * re-check. Anything else (16 bytes, a span without a summary, a granule the summary stands
+ * for that the access would change) goes where it went: quick_slow, or 0 for the general
+ * path, which makes the granule an exception. */
+__attribute__((noinline)) static int quick_zero(hrace_shadow_t *sh, uint64_t g, uint64_t len,
+                                                hrace_aid_t id, const hrace_vc_t *l) {
+  /* The arrays, read once (each acquire load below would make the compiler read them again
+   * through sh and its header). */
+  cell_t *const cells = sh->cells;
+  const head_t *const h = (const head_t *)cells;
+  const uint64_t nsp = sh->size / 8 / SPAN, b = g / SPAN, k = g % SPAN;
+  cell_t *const spw = cells + h->spans, *const mkw = spw + nsp;
+  if (len != 8 || b >= nsp) return quick_slow(sh, g, len, id, l);
+  const uint64_t s = atomic_load_explicit(&spw[b], memory_order_acquire);
+  if (!s) return quick_slow(sh, g, len, id, l);             /* nothing recorded (or was) */
+  const uint64_t mk = atomic_load_explicit(&mkw[b], memory_order_acquire);
+  if (!(mk >> k & 1)) {                                      /* the summary's cell */
+    const uint64_t c = s & ~UNIFORM;
+    return qstep(c, id, l) == c && atomic_load_explicit(&spw[b], memory_order_acquire) == s;
+  }
+  const uint32_t ei = atomic_load_explicit(&((_Atomic uint32_t *)(void *)(mkw + nsp))[b],
+                                           memory_order_acquire);
+  exc_t *const e = (exc_t *)(void *)(cells + h->excs) + (ei - 1);
+  const unsigned j = atomic_load_explicit(&e->at[k], memory_order_relaxed) & (MAXEXC - 1);
+  const uint64_t c = atomic_load_explicit(&e->c[j], memory_order_acquire), n = qstep(c, id, l);
+  if (n == ~0ull || atomic_load_explicit(&spw[b], memory_order_acquire) != s) return 0;
+  if (n == c) return 1;                                      /* recorded already (or stood for) */
+  _Atomic uint32_t *lock = sh->locks + g / CHUNK;
+  const uint32_t how = chunk_lock(lock);
+  if (how == LK_SKIP) return 0;
+  /* Still an exception of a summarized span, in the same slot (a span keeps its block; the
+   * slots are handed out again when it is summarized again), still holding c? */
+  const int same = atomic_load_explicit(&spw[b], memory_order_relaxed) &&
+                   (atomic_load_explicit(&mkw[b], memory_order_relaxed) >> k & 1) &&
+                   (atomic_load_explicit(&e->at[k], memory_order_relaxed) & (MAXEXC - 1)) == j &&
+                   atomic_load_explicit(&e->c[j], memory_order_relaxed) == c;
+  if (same) atomic_store_explicit(&e->c[j], n, memory_order_release);
+  chunk_unlock(lock, how);
+  return same;
+}
+
+/* quick_zero's store into an exception's slot j (span b, granule k of it), which held c under
+ * summary s when the answer n was worked out: under the chunk's lock, if it is still that
+ * exception's slot and still holds c. */
+__attribute__((noinline)) static int zero_store(hrace_shadow_t *sh, uint64_t g, cell_t *slot,
+                                                uint64_t c, uint64_t n) {
+  cell_t *const cells = sh->cells;
+  const head_t *const h = (const head_t *)cells;
+  const uint64_t nsp = sh->size / 8 / SPAN, b = g / SPAN, k = g % SPAN;
+  cell_t *const spw = cells + h->spans, *const mkw = spw + nsp;
+  exc_t *const e = (exc_t *)(void *)(cells + h->excs) +
+                   (atomic_load_explicit(&((_Atomic uint32_t *)(void *)(mkw + nsp))[b],
+                                         memory_order_relaxed) - 1);
+  _Atomic uint32_t *lock = sh->locks + g / CHUNK;
+  const uint32_t how = chunk_lock(lock);
+  if (how == LK_SKIP) return 0;
+  /* Still an exception of a summarized span, in the same slot (a span keeps its block; the
+   * slots are handed out again when it is summarized again), still holding c? */
+  const int same = atomic_load_explicit(&spw[b], memory_order_relaxed) &&
+                   (atomic_load_explicit(&mkw[b], memory_order_relaxed) >> k & 1) &&
+                   &e->c[atomic_load_explicit(&e->at[k], memory_order_relaxed) & (MAXEXC - 1)] == slot &&
+                   atomic_load_explicit(slot, memory_order_relaxed) == c;
+  if (same) atomic_store_explicit(slot, n, memory_order_release);
+  chunk_unlock(lock, how);
+  return same;
+}
+
+int hrace__shadow_quick0(hrace_shadow_t *sh, uint64_t g, hrace_aid_t id, const hrace_vc_t *l) {
+  /* The arrays, read once (each acquire load below would make the compiler read them again
+   * through sh and its header). */
+  cell_t *const cells = sh->cells;
+  const head_t *const h = (const head_t *)cells;
+  const uint64_t nsp = h->spans ? sh->size / 8 / SPAN : 0, b = g / SPAN, k = g % SPAN;
+  cell_t *const spw = cells + h->spans, *const mkw = spw + nsp;
+  if (b >= nsp) return quick_slow(sh, g, 8, id, l);
+  const uint64_t s = atomic_load_explicit(&spw[b], memory_order_acquire);
+  if (!s) return quick_slow(sh, g, 8, id, l);               /* nothing recorded (or was) */
+  const uint64_t mk = atomic_load_explicit(&mkw[b], memory_order_acquire);
+  uint64_t c = s & ~UNIFORM;                                 /* the summary's cell */
+  cell_t *slot = NULL;
+  if (mk >> k & 1) {                                         /* an exception's word */
+    const uint32_t ei = atomic_load_explicit(&((_Atomic uint32_t *)(void *)(mkw + nsp))[b],
+                                             memory_order_acquire);
+    exc_t *const e = (exc_t *)(void *)(cells + h->excs) + (ei - 1);
+    slot = &e->c[atomic_load_explicit(&e->at[k], memory_order_relaxed) & (MAXEXC - 1)];
+    c = atomic_load_explicit(slot, memory_order_acquire);
+  }
+  const qmemo_t *m = qmemo[id & (NQMEMO - 1)];
+  if (m->v != c || m->id != id || m->l != l) return quick_zero(sh, g, 8, id, l);
+  const uint64_t n = m->next;
+  if (atomic_load_explicit(&spw[b], memory_order_acquire) != s) return 0;
+  if (n == c) return 1;                                      /* recorded already (or stood for) */
+  return slot ? zero_store(sh, g, slot, c, n) : 0;           /* 0: the general path makes the
+                                                                granule an exception */
 }
 
 /* Granules g (and g + 1 when k is 2) of one chunk: store n0 (n1) there if they still hold v0
@@ -1343,8 +1602,14 @@ static inline int words_store(hrace_shadow_t *sh, uint64_t g, unsigned k, uint64
       how = LK_OWN;
     }
   }
-  const int same = atomic_load_explicit(&gw[0], memory_order_relaxed) == v0 &&
-                   (k == 1 || atomic_load_explicit(&gw[1], memory_order_relaxed) == v1);
+  int same = atomic_load_explicit(&gw[0], memory_order_relaxed) == v0 &&
+             (k == 1 || atomic_load_explicit(&gw[1], memory_order_relaxed) == v1);
+  /* A 0 in a span shadow may be a summarized span's granule, whose state is its summary's
+   * (span_look): not what the answer was worked out from. The summary is fixed while the
+   * chunk is locked. */
+  if (HRACE_SHADOW_UNLIKELY(!v0 || !v1) && same && head(sh)->spans &&
+      ((!v0 && word_at(sh, g) != gw) || (k == 2 && !v1 && word_at(sh, g + 1) != gw + 1)))
+    same = 0;
   if (same) {                                  /* what the answers were worked out from */
     atomic_store_explicit(&gw[0], n0, memory_order_release);
     if (k == 2) atomic_store_explicit(&gw[1], n1, memory_order_release);
@@ -1366,8 +1631,10 @@ int hrace__shadow_quick(hrace_shadow_t *sh, uint64_t off, uint64_t len, hrace_ai
   if (len == 16 && (g + 1) % CHUNK == 0) return 0;         /* two chunks */
   cell_t *gw = granules(sh) + g;
   const qmemo_t *m = qmemo[id & (NQMEMO - 1)];
-  if (m->id != id || m->l != l) return quick_slow(sh, g, len, id, l);
   const uint64_t v0 = atomic_load_explicit(&gw[0], memory_order_acquire);
+  if (!v0 && head(sh)->spans)
+    return len == 8 ? hrace__shadow_quick0(sh, g, id, l) : quick_zero(sh, g, len, id, l);
+  if (m->id != id || m->l != l) return quick_slow(sh, g, len, id, l);
   uint64_t v1 = v0;
   if (len == 16) v1 = atomic_load_explicit(&gw[1], memory_order_acquire);
   if (m->v != v0 || m->v != v1) return quick_slow(sh, g, len, id, l);
@@ -1564,38 +1831,45 @@ bool hrace__shadow_sweep_begin(void) {
   return rset_marks != NULL;
 }
 
+/* Mark the ids of granule word (or exception word) v: a cell, or a block of finer cells. */
+static void mark_word(uint64_t v) {
+  if (!(v & PTR)) {
+    mark_cell(v);
+    return;
+  }
+  const cell_t *blk = (const cell_t *)(uintptr_t)(v & PTR_MASK & ~BYTES);
+  for (unsigned k = 0; k < (v & BYTES ? 8u : 2u); k++)
+    mark_cell(atomic_load_explicit(&blk[k], memory_order_acquire) & ~FROZEN);
+}
+
 void hrace__shadow_mark(const hrace_shadow_t *sh) {
   if (!sh->cells) return;
   const head_t *h = head(sh);
-  if (h->spans)
-    for (uint64_t b = 0; b < sh->size / 8 / SPAN; b++) {
-      uint64_t s = atomic_load_explicit(&spans(sh)[b], memory_order_acquire);
-      if (s) mark_cell(s & ~UNIFORM);
-    }
+  for (uint64_t b = 0; b < nspans(sh); b++) {   /* summaries and their exceptions */
+    uint64_t s = atomic_load_explicit(&spans(sh)[b], memory_order_acquire);
+    if (!s) continue;
+    mark_cell(s & ~UNIFORM);
+    for (uint64_t m = atomic_load_explicit(&masks(sh)[b], memory_order_acquire); m; m &= m - 1)
+      mark_word(atomic_load_explicit(exc_word(sh, b, (unsigned)__builtin_ctzll(m)),
+                                     memory_order_acquire));
+  }
   const long page = sysconf(_SC_PAGESIZE);
   const uint64_t per = (uint64_t)page / sizeof(uint64_t);     /* words per page */
-  const uint64_t first = 8, last = 8 + h->ngran;              /* granule words, in cells */
+  /* From the page the granule words begin on (mincore takes page-aligned addresses). */
+  const cell_t *base = (const cell_t *)((uintptr_t)(sh->cells + 8) & ~(uintptr_t)(page - 1));
+  const uint64_t first = (uint64_t)(sh->cells + 8 - base), last = first + h->ngran;
   unsigned char vec[256];
   for (uint64_t w0 = 0; w0 < last; w0 += per * sizeof vec) {
     uint64_t w1 = w0 + per * sizeof vec < last ? w0 + per * sizeof vec : last;
     size_t npages = (size_t)((w1 - w0 + per - 1) / per);
-    if (mincore((void *)(sh->cells + w0), npages * (size_t)page, vec) != 0)
+    if (mincore((void *)(base + w0), npages * (size_t)page, vec) != 0)
       memset(vec, 1, sizeof vec);                             /* cannot tell: walk it all */
     for (size_t p = 0; p < npages; p++) {
       if (!(vec[p] & 1)) continue;
       uint64_t a = w0 + p * per, b = a + per < w1 ? a + per : w1;
       if (a < first) a = first;
-      for (uint64_t i = a; i < b; i++) {
-        uint64_t v = atomic_load_explicit(&sh->cells[i], memory_order_acquire);
-        if (v == TAG) continue;                               /* its span's summary, below */
-        if (!(v & PTR)) {
-          mark_cell(v);
-          continue;
-        }
-        const cell_t *blk = (const cell_t *)(uintptr_t)(v & PTR_MASK & ~BYTES);
-        for (unsigned k = 0; k < (v & BYTES ? 8u : 2u); k++)
-          mark_cell(atomic_load_explicit(&blk[k], memory_order_acquire) & ~FROZEN);
-      }
+      for (uint64_t i = a; i < b; i++)   /* (a summarized span's are 0: marked above) */
+        mark_word(atomic_load_explicit(&base[i], memory_order_acquire));
     }
   }
 }

@@ -37,8 +37,8 @@ typedef struct hrace_shadow {
  * read since or its own read? Then hrace__shadow_access would change and report nothing. Inline
  * because it is most of what a checked access costs (bench/access); it knows the granule word
  * format of shadow.c: one word per 8 bytes after a 64-byte header, the last write's id in bits
- * 32-61, the last read's in bits 0-31, tags in bits 62-63 (a summarized span's TAG has bit 63:
- * never steady here, the general path reads its summary). */
+ * 32-61, the last read's in bits 0-31, tags in bits 62-63 (a summarized span's granule words
+ * are 0, never steady here: the general path reads its summary). */
 static inline int hrace__shadow_steady8(const _Atomic uint64_t *granules, uint64_t off,
                                         hrace_aid_t id) {
   uint64_t v = atomic_load_explicit(&granules[off / 8], memory_order_acquire);
@@ -89,6 +89,12 @@ void hrace__shadow_access(hrace_shadow_t *sh, uint64_t off, uint64_t len, hrace_
  * having changed nothing, when hrace__shadow_access must take it (which tries this first). */
 int hrace__shadow_quick(hrace_shadow_t *sh, uint64_t off, uint64_t len, hrace_aid_t id,
                         const hrace_vc_t *view);
+
+/* hrace__shadow_quick for an aligned 8-byte access at granule g (inside the region) whose
+ * granule word reads 0, for a caller that read it (tsan.c's first touch): in a window's shadow
+ * mostly a granule of a summarized span, whose state its summary or its span's exception
+ * block holds (shadow.c, "spans"). */
+int hrace__shadow_quick0(hrace_shadow_t *sh, uint64_t g, hrace_aid_t id, const hrace_vc_t *l);
 
 /* The first-touch path's memo (shadow.c), for a caller that tries its first way inline before
  * hrace__shadow_quick: an entry {v, next, l, id} of hrace__shadow_memo[id % HRACE_SHADOW_MEMO]
@@ -180,6 +186,10 @@ static inline int hrace__shadow_replace_fast(hrace_shadow_t *sh, uint64_t g, uns
   const int r = hrace__shadow_replace_own(sh, g, k, v, next);
   return r >= 0 ? r : hrace__shadow_replace(sh, g, k, v, next);
 }
+
+/* Pages of granule words given back so far (a window shadow's chunk whose spans are all
+ * summarized: shadow.c, span_release), in all shadows (tests and measurements). */
+uint64_t hrace__shadow_released(void);
 
 /* Shadow in use, for benchmarks and tests: granule words of the region (one per 8 bytes,
  * resident only where touched), and blocks of 2 and of 8 cells handed out to finer granules. */

@@ -4,6 +4,8 @@
  * concurrent updaters. Each fast path must give the verdicts of the plain per-cell check: the
  * races asked for here are those a skipped update would lose. */
 #include <pthread.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "clocks/access.h"
 #include "clocks/shadow.h"
@@ -492,6 +494,21 @@ static void test_quick_concurrent(void) {
 /* Span summaries: a range over whole spans records one word per 512 bytes. Every verdict must
  * be the per-granule one: a single access into a summarized span, a range covering part of
  * one, a race met by a whole-span access, a clear. */
+/* Is granule g's page of granule words resident (mincore)? 1, 0, or -1 on error. Taken before
+ * any read of the words, which would map the zero page. */
+static int resident(const hrace_shadow_t *sh, uint64_t g) {
+  const long page = sysconf(_SC_PAGESIZE);
+  uintptr_t a = (uintptr_t)(hrace__shadow_granules(sh) + g) & ~(uintptr_t)(page - 1);
+  unsigned char v = 0;
+  if (mincore((void *)a, (size_t)page, &v) != 0) return -1;
+  return v & 1;
+}
+static int zero_words(const hrace_shadow_t *sh, uint64_t g, uint64_t n) {
+  for (uint64_t k = g; k < g + n; k++)
+    if (atomic_load(&hrace__shadow_granules(sh)[k])) return 0;
+  return 1;
+}
+
 static void test_spans(void) {
   hrace_shadow_t sh;
   hrace__shadow_init_spans(&sh, 8192 + 12);       /* a short last granule, outside any span */
@@ -500,8 +517,14 @@ static void test_spans(void) {
   view(&v1, 1, 3);
   hrace_aid_t w = lacc(0, 5, HRACE_ACC_WRITE, 0);
   reset();
+  const uint64_t rel0 = hrace__shadow_released();
   hrace__shadow_access(&sh, 0, 8192 + 12, w, &v0.g, sink, NULL);
   is_int(0, got.n, "spans: a first write over the region meets nothing");
+  ok(resident(&sh, 0) == 0 && resident(&sh, 512) == 0 &&
+         hrace__shadow_released() - rel0 == 2,
+     "spans: both chunks summarized, their pages of granule words given back (%llu)",
+     (unsigned long long)(hrace__shadow_released() - rel0));
+  ok(zero_words(&sh, 0, 1024), "spans: a summarized span's granule words are all 0");
   uint64_t words, b2, b8;
   hrace__shadow_access(&sh, 0, 8192 + 12, w, &v0.g, sink, NULL);   /* again: covered */
   reset();
@@ -627,11 +650,132 @@ static void test_span_exceptions(void) {
   hrace__shadow_free(&sh);
 }
 
+/* Exceptions live in a block beside the span (their granule words stay 0, so a page of a
+ * chunk whose spans are all summarized can be given back): every reader must take an
+ * exception's state from there, not the summary's. Thread 0 writes the region (w, epoch 5) and
+ * reads it (r0, epoch 6): each summary says (w, r0). Thread 1, unordered, then writes granules
+ * 10 and 11 by single accesses: exceptions holding its write alone. Thread 0's reads of them in
+ * epoch 6 (the same read id: steady's own-id test; another read id of that epoch: the
+ * first-touch path's same-epoch test) stand for nothing there: each must meet thread 1's write.
+ * Taking the summary instead (w, r0) says "recorded already". */
+static void test_span_side(void) {
+  hrace_shadow_t sh;
+  hrace__shadow_init_spans(&sh, 8192);
+  view_t v5, v6, v1, v3;
+  view(&v5, 0, 5), view(&v6, 0, 6), view(&v1, 1, 3), view(&v3, 3, 1);
+  v6.l.c[0] = 6;
+  hrace_aid_t w = lacc(0, 5, HRACE_ACC_WRITE, 0), r0 = lacc(0, 6, HRACE_ACC_READ, 0);
+  hrace_aid_t e1 = lacc(1, 3, HRACE_ACC_WRITE, 0);
+  hrace__shadow_access(&sh, 0, 8192, w, &v5.g, sink, NULL);
+  hrace__shadow_access(&sh, 0, 8192, r0, &v6.g, sink, NULL);
+  reset();
+  hrace__shadow_access(&sh, 80, 8, e1, &v1.g, sink, NULL);
+  hrace__shadow_access(&sh, 88, 8, e1, &v1.g, sink, NULL);
+  ok(got.n >= 2 && has_prev(w) && has_prev(r0), "span side: thread 1's writes into a summary "
+     "race with the write and read there (%d)", got.n);
+  ok(zero_words(&sh, 0, 64), "span side: the exceptions' granule words stay 0");
+  reset();
+  hrace__shadow_access(&sh, 84, 4, r0, &v6.g, sink, NULL);            /* steady() */
+  ok(got.n == 1 && got.prev[0] == e1, "span side: thread 0's read again (4 bytes) meets the "
+     "exception's write, not the summary's own read");
+  reset();
+  hrace__shadow_access(&sh, 88, 8, lacc(0, 6, HRACE_ACC_READ, 0), &v6.g, sink, NULL);   /* quick */
+  ok(got.n == 1 && got.prev[0] == e1, "span side: another read of the summary's epoch (8 "
+     "bytes) meets the exception's write");
+  /* A granule word 0 that a summary stands for is not "nothing recorded": a first-touch store
+   * worked out from 0 (tsan.c's memo, hrace__shadow_replace) must be refused. */
+  ok(hrace__shadow_replace(&sh, 20, 1, 0, (uint64_t)e1 << 32) == 0,
+     "span side: a store worked out from 0 into a summarized granule is refused");
+  reset();
+  hrace__shadow_access(&sh, 160, 8, lacc(3, 1, HRACE_ACC_WRITE, 0), &v3.g, sink, NULL);
+  ok(has_prev(w) && !has_prev(e1), "span side: ... and the granule still holds the summary's "
+     "state");
+  /* Past MAXEXC exceptions the span is written back with its exceptions' states. */
+  for (int k = 0; k < 20; k++)
+    hrace__shadow_access(&sh, 4096 + 8 * (uint64_t)k, 8, e1, &v1.g, sink, NULL);
+  reset();
+  hrace__shadow_access(&sh, 4096, 512, lacc(3, 2, HRACE_ACC_READ, 0), &v3.g, sink, NULL);
+  ok(bytes_of(e1) == 160 && bytes_of(w) == 352, "span side: a span written back keeps its "
+     "exceptions' states (%llu bytes of e1, %llu of w)", (unsigned long long)bytes_of(e1),
+     (unsigned long long)bytes_of(w));
+  view_free(&v5), view_free(&v6), view_free(&v1), view_free(&v3);
+  hrace__shadow_free(&sh);
+}
+
+/* A page of granule words given back while other threads read it: a churning thread (1) writes
+ * more single granules into a span of chunk 0 than it may keep as exceptions (written back
+ * granule by granule: the page faults in again), then the whole chunk by one range (summarized
+ * again: the page given back), round after round; a probing thread (2), ordered with nothing,
+ * reads single granules of the chunk meanwhile, each with a new id. Every granule always holds
+ * one of thread 1's writes, so every probe must race: a probe that took a 0 word for "nothing
+ * recorded" (without its span's summary) would meet none. */
+#define CHURN 200
+static hrace_shadow_t rsh;
+static _Atomic int churn_done, probe_misses, probes, churn_races;
+static void *churner(void *arg) {
+  (void)arg;
+  view_t v;
+  view(&v, 1, 1);
+  for (int r = 0; r < CHURN; r++) {
+    v.l.c[1] = 2 * (hrace_clk_t)r + 2;
+    hrace_aid_t a = lacc(1, 2 * (hrace_clk_t)r + 2, HRACE_ACC_WRITE, 0);
+    const uint64_t s = 512 * (uint64_t)(r % 8);
+    for (int k = 0; k < 20; k++)
+      hrace__shadow_access(&rsh, s + 8 * (uint64_t)k, 8, a, &v.g, count_sink, &churn_races);
+    v.l.c[1] = 2 * (hrace_clk_t)r + 3;             /* a new epoch: the range stores */
+    hrace__shadow_access(&rsh, 0, 4096, lacc(1, 2 * (hrace_clk_t)r + 3, HRACE_ACC_WRITE, 0),
+                         &v.g, count_sink, &churn_races);
+  }
+  atomic_store(&churn_done, 1);
+  view_free(&v);
+  return NULL;
+}
+static void probe_sink(void *ctx, hrace_aid_t now, hrace_aid_t prev, uint64_t off, uint64_t len) {
+  (void)now, (void)prev, (void)off, (void)len;
+  ++*(int *)ctx;
+}
+static void *prober(void *arg) {
+  (void)arg;
+  view_t v;
+  view(&v, 2, 1);
+  for (uint64_t i = 0; !atomic_load(&churn_done); i++) {
+    int n = 0;
+    v.l.c[2] = (hrace_clk_t)i + 1;                   /* each its own epoch: never covered */
+    hrace__shadow_access(&rsh, 8 * ((i * 37) % 512), 8, lacc(2, (hrace_clk_t)i + 1,
+                                                              HRACE_ACC_READ, 0),
+                         &v.g, probe_sink, &n);
+    atomic_fetch_add(&probes, 1);
+    if (!n) atomic_fetch_add(&probe_misses, 1);
+  }
+  view_free(&v);
+  return NULL;
+}
+static void test_released_concurrent(void) {
+  hrace__shadow_init_spans(&rsh, 8192);
+  view_t v;
+  view(&v, 1, 1);
+  hrace__shadow_access(&rsh, 0, 8192, lacc(1, 1, HRACE_ACC_WRITE, 0), &v.g, sink, NULL);
+  const uint64_t rel0 = hrace__shadow_released();
+  pthread_t a, b;
+  pthread_create(&b, NULL, prober, NULL);
+  pthread_create(&a, NULL, churner, NULL);
+  pthread_join(a, NULL);
+  pthread_join(b, NULL);
+  ok(hrace__shadow_released() - rel0 >= CHURN, "released page: given back %llu times",
+     (unsigned long long)(hrace__shadow_released() - rel0));
+  is_int(0, atomic_load(&probe_misses), "released page: every one of %d concurrent probes met "
+         "a write", atomic_load(&probes));
+  view_free(&v);
+  hrace__shadow_free(&rsh);
+}
+
 int main(void) {
   test_elision();
   test_seen();
   test_spans();
   test_span_exceptions();
+  test_span_side();
+  test_released_concurrent();
   test_concurrent();
   test_ordered();
   shadow_init = hrace__shadow_init_spans;
