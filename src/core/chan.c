@@ -80,6 +80,7 @@ typedef struct shm_ctl {
   _Atomic int32_t polling;     /* the owner's threads looking at its rings now (own line) */
   int32_t pad2;
   _Atomic int64_t alive_ns;    /* when one of them last looked (CLOCK_MONOTONIC, this host) */
+  _Atomic int32_t waiting;     /* the owner's threads waiting for a quiet request's effect */
 } shm_ctl_t;
 /* A ring's page: the writer's and the reader's positions (bytes ever written, read), each on
  * a cache line of its own, and the writer's flag that it waits for room; the ring_size bytes
@@ -418,8 +419,9 @@ static void open_out(out_t *o, int peer, int kind) {
  * The fence orders the publication before the look at `polling` (docs/design.md, "hrace's own
  * traffic": either the receiver's last reader, leaving, sees the bytes, or this sees it gone). A
  * full socket holds doorbells the receiver has not read yet: it will look anyway. */
-static void ring_bell(out_t *o) {
+static void ring_bell(out_t *o, int quiet) {
   atomic_thread_fence(memory_order_seq_cst);
+  if (quiet && atomic_load_explicit(&o->ctl->waiting, memory_order_relaxed) == 0) return;
   if (atomic_load_explicit(&o->ctl->polling, memory_order_relaxed) > 0 &&
       hrace__spin_now() - atomic_load_explicit(&o->ctl->alive_ns, memory_order_relaxed) <
           LOOK_FRESH_NS)
@@ -434,7 +436,7 @@ static void ring_bell(out_t *o) {
  * socket, where the reader that makes room writes a byte back (the same fences as the
  * doorbell's, the other way round; the 100 ms timeout is only a safety net). Returns -1 if the
  * receiver ended meanwhile (its end of the socket closed). */
-static int ring_write(out_t *o, struct iovec *iov, int niov) {
+static int ring_write(out_t *o, struct iovec *iov, int niov, int quiet) {
   unsigned idle = 0;
   for (int i = 0; i < niov; i++) {
     const char *p = iov[i].iov_base;
@@ -444,7 +446,7 @@ static int ring_write(out_t *o, struct iovec *iov, int niov) {
       p += k, n -= k;
       if (!n) break;
       if (k) {
-        ring_bell(o);   /* the reader may be asleep: a full ring must be read */
+        ring_bell(o, 0);   /* the reader may be asleep: a full ring must be read */
         idle = 0;
         continue;
       }
@@ -468,7 +470,7 @@ static int ring_write(out_t *o, struct iovec *iov, int niov) {
     }
   }
   atomic_store_explicit(&o->ring->wwait, 0, memory_order_relaxed);
-  ring_bell(o);
+  ring_bell(o, quiet);
   return 0;
 }
 
@@ -476,8 +478,8 @@ static int ring_write(out_t *o, struct iovec *iov, int niov) {
  * is whole: a helper looks at its own sockets only when this moved (hrace__chan_help). */
 static _Atomic unsigned self_writes;
 
-static int out_write(out_t *o, struct iovec *iov, int niov) {
-  if (o->ring) return ring_write(o, iov, niov);
+static int out_write(out_t *o, struct iovec *iov, int niov, int quiet) {
+  if (o->ring) return ring_write(o, iov, niov, quiet);
   int rc = write_all(o->fd, iov, niov);
   if (o == &req[hrace__proc.rank] || o == &rep[hrace__proc.rank])
     atomic_fetch_add_explicit(&self_writes, 1, memory_order_release);
@@ -486,42 +488,57 @@ static int out_write(out_t *o, struct iovec *iov, int niov) {
 
 /* One message, after `pre` bytes of earlier ones (the lazy buffer: 0 or more), in one write. */
 static void put_after(out_t *o, int peer, const void *pre, size_t npre, int32_t tag, const void *a,
-                      size_t na, const void *b, size_t nb) {
+                      size_t na, const void *b, size_t nb, int quiet) {
   if (na + nb > UINT32_MAX) hrace__fatal("internal message of %zu bytes is too large", na + nb);
   mhdr_t h = { (uint32_t)(na + nb), tag };
   struct iovec iov[4] = { { (void *)pre, npre }, { &h, sizeof h }, { (void *)a, na },
                           { (void *)b, nb } };
   int skip = npre ? 0 : 1;
-  if (out_write(o, iov + skip, (nb ? 4 : 3) - skip))
+  if (out_write(o, iov + skip, (nb ? 4 : 3) - skip, quiet))
     hrace__warn("lost a message to rank %d (its connection failed: %s)", peer, strerror(errno));
 }
 
 static void put(out_t *o, int peer, int32_t tag, const void *a, size_t na, const void *b,
                 size_t nb) {
-  put_after(o, peer, NULL, 0, tag, a, na, b, nb);
+  put_after(o, peer, NULL, 0, tag, a, na, b, nb, 0);
 }
 
 static void flush_locked(out_t *o, int peer) {
   if (!o->nlazy) return;
   struct iovec iov = { o->lazy, o->nlazy };
-  if (out_write(o, &iov, 1))
+  if (out_write(o, &iov, 1, 0))
     hrace__warn("lost messages to rank %d (its connection failed: %s)", peer, strerror(errno));
   o->nlazy = 0;
   atomic_fetch_sub_explicit(&nlazy_peers, 1, memory_order_relaxed);
 }
 
-void hrace__chan_send(int peer, int32_t tag, const void *a, size_t na, const void *b, size_t nb) {
+static void send_req(int peer, int32_t tag, const void *a, size_t na, const void *b, size_t nb,
+                     int quiet) {
   out_t *o = &req[peer];
   pthread_mutex_lock(&o->mu);
   if (o->fd < 0) open_out(o, peer, 0);
   /* What waited goes first, in the same write (one order per connection; a completion after
    * its records costs one system call). */
-  put_after(o, peer, o->lazy, o->nlazy, tag, a, na, b, nb);
+  put_after(o, peer, o->lazy, o->nlazy, tag, a, na, b, nb, quiet);
   if (o->nlazy) {
     o->nlazy = 0;
     atomic_fetch_sub_explicit(&nlazy_peers, 1, memory_order_relaxed);
   }
   pthread_mutex_unlock(&o->mu);
+}
+
+void hrace__chan_send(int peer, int32_t tag, const void *a, size_t na, const void *b, size_t nb) {
+  send_req(peer, tag, a, na, b, nb, 0);
+}
+
+void hrace__chan_send_quiet(int peer, int32_t tag, const void *a, size_t na) {
+  send_req(peer, tag, a, na, NULL, 0, 1);
+}
+
+void hrace__chan_waiting(int on) {
+  if (!me_ctl) return;
+  atomic_fetch_add_explicit(&me_ctl->waiting, on ? 1 : -1, memory_order_seq_cst);
+  atomic_thread_fence(memory_order_seq_cst);
 }
 
 void hrace__chan_send_lazy(int peer, int32_t tag, const void *a, size_t na) {
@@ -577,7 +594,7 @@ static void flush_replies(void) {
     memmove(o->lazy, o->lazy + k, o->nlazy - k);
     o->nlazy -= k;
     if (!o->nlazy) nbacklog--;
-    ring_bell(o);
+    ring_bell(o, 0);
   }
 }
 
@@ -592,7 +609,7 @@ void hrace__chan_reply(int peer, int32_t tag, const void *buf, size_t n) {
   mhdr_t h = { (uint32_t)n, tag };
   size_t k = o->nlazy ? 0 : ring_put(o->ring, o->data, (const char *)&h, sizeof h);
   if (k == sizeof h) k += ring_put(o->ring, o->data, buf, n);
-  if (k) ring_bell(o);
+  if (k) ring_bell(o, 0);
   if (k < sizeof h) backlog_add(o, (const char *)&h + k, sizeof h - k);
   size_t kb = k > sizeof h ? k - sizeof h : 0;
   if (kb < n) backlog_add(o, (const char *)buf + kb, n - kb);
