@@ -78,6 +78,9 @@ typedef struct shm_ctl {
   uint32_t magic, ring_size, nslots, pad;
   char line[48];
   _Atomic int32_t polling;     /* the owner's threads looking at its rings now (own line) */
+  int32_t pad2;
+  _Atomic int64_t alive_ns;    /* when one of them last looked (CLOCK_MONOTONIC, this host) */
+  _Atomic int32_t waiting;     /* the owner's threads waiting for a quiet request's effect */
 } shm_ctl_t;
 /* A ring's page: the writer's and the reader's positions (bytes ever written, read), each on
  * a cache line of its own, and the writer's flag that it waits for room; the ring_size bytes
@@ -406,13 +409,24 @@ static void open_out(out_t *o, int peer, int kind) {
   }
 }
 
+/* A receiver's looker that last looked longer ago than this has lost its core: ring anyway
+ * (hrace__chan_spin). A spinner's look (a yield, a look at the rings, maybe a probe of MPI)
+ * takes 1-5 us on a core of its own; a sleeping progress thread woken by a doorbell, 5-20 us of
+ * both sides' CPU (bench/README.md, "Session 16: tiny PSCW epochs": 5, 20 and 100 us measured
+ * alike on the wavefront at load 2; 20 us leaves room for a look that probes MPI). */
+#define LOOK_FRESH_NS 20000L
+
 /* After publishing into o's ring: ring the doorbell if no reader of the receiver is looking.
  * The fence orders the publication before the look at `polling` (docs/design.md, "hrace's own
  * traffic": either the receiver's last reader, leaving, sees the bytes, or this sees it gone). A
  * full socket holds doorbells the receiver has not read yet: it will look anyway. */
-static void ring_bell(out_t *o) {
+static void ring_bell(out_t *o, int quiet) {
   atomic_thread_fence(memory_order_seq_cst);
-  if (atomic_load_explicit(&o->ctl->polling, memory_order_relaxed) > 0) return;
+  if (quiet && atomic_load_explicit(&o->ctl->waiting, memory_order_relaxed) == 0) return;
+  if (atomic_load_explicit(&o->ctl->polling, memory_order_relaxed) > 0 &&
+      hrace__spin_now() - atomic_load_explicit(&o->ctl->alive_ns, memory_order_relaxed) <
+          LOOK_FRESH_NS)
+    return;
   char b = 0;
   while (send(o->fd, &b, 1, MSG_NOSIGNAL | MSG_DONTWAIT) < 0 && errno == EINTR) {}
 }
@@ -423,7 +437,7 @@ static void ring_bell(out_t *o) {
  * socket, where the reader that makes room writes a byte back (the same fences as the
  * doorbell's, the other way round; the 100 ms timeout is only a safety net). Returns -1 if the
  * receiver ended meanwhile (its end of the socket closed). */
-static int ring_write(out_t *o, struct iovec *iov, int niov) {
+static int ring_write(out_t *o, struct iovec *iov, int niov, int quiet) {
   unsigned idle = 0;
   for (int i = 0; i < niov; i++) {
     const char *p = iov[i].iov_base;
@@ -433,7 +447,7 @@ static int ring_write(out_t *o, struct iovec *iov, int niov) {
       p += k, n -= k;
       if (!n) break;
       if (k) {
-        ring_bell(o);   /* the reader may be asleep: a full ring must be read */
+        ring_bell(o, 0);   /* the reader may be asleep: a full ring must be read */
         idle = 0;
         continue;
       }
@@ -457,52 +471,75 @@ static int ring_write(out_t *o, struct iovec *iov, int niov) {
     }
   }
   atomic_store_explicit(&o->ring->wwait, 0, memory_order_relaxed);
-  ring_bell(o);
+  ring_bell(o, quiet);
   return 0;
 }
 
-static int out_write(out_t *o, struct iovec *iov, int niov) {
-  return o->ring ? ring_write(o, iov, niov) : write_all(o->fd, iov, niov);
+/* Writes this process made to itself (on its sockets: see open_out), counted once each write
+ * is whole: a helper looks at its own sockets only when this moved (hrace__chan_help). */
+static _Atomic unsigned self_writes;
+
+static int out_write(out_t *o, struct iovec *iov, int niov, int quiet) {
+  if (o->ring) return ring_write(o, iov, niov, quiet);
+  int rc = write_all(o->fd, iov, niov);
+  if (o == &req[hrace__proc.rank] || o == &rep[hrace__proc.rank])
+    atomic_fetch_add_explicit(&self_writes, 1, memory_order_release);
+  return rc;
 }
 
 /* One message, after `pre` bytes of earlier ones (the lazy buffer: 0 or more), in one write. */
 static void put_after(out_t *o, int peer, const void *pre, size_t npre, int32_t tag, const void *a,
-                      size_t na, const void *b, size_t nb) {
+                      size_t na, const void *b, size_t nb, int quiet) {
   if (na + nb > UINT32_MAX) hrace__fatal("internal message of %zu bytes is too large", na + nb);
   mhdr_t h = { (uint32_t)(na + nb), tag };
   struct iovec iov[4] = { { (void *)pre, npre }, { &h, sizeof h }, { (void *)a, na },
                           { (void *)b, nb } };
   int skip = npre ? 0 : 1;
-  if (out_write(o, iov + skip, (nb ? 4 : 3) - skip))
+  if (out_write(o, iov + skip, (nb ? 4 : 3) - skip, quiet))
     hrace__warn("lost a message to rank %d (its connection failed: %s)", peer, strerror(errno));
 }
 
 static void put(out_t *o, int peer, int32_t tag, const void *a, size_t na, const void *b,
                 size_t nb) {
-  put_after(o, peer, NULL, 0, tag, a, na, b, nb);
+  put_after(o, peer, NULL, 0, tag, a, na, b, nb, 0);
 }
 
 static void flush_locked(out_t *o, int peer) {
   if (!o->nlazy) return;
   struct iovec iov = { o->lazy, o->nlazy };
-  if (out_write(o, &iov, 1))
+  if (out_write(o, &iov, 1, 0))
     hrace__warn("lost messages to rank %d (its connection failed: %s)", peer, strerror(errno));
   o->nlazy = 0;
   atomic_fetch_sub_explicit(&nlazy_peers, 1, memory_order_relaxed);
 }
 
-void hrace__chan_send(int peer, int32_t tag, const void *a, size_t na, const void *b, size_t nb) {
+static void send_req(int peer, int32_t tag, const void *a, size_t na, const void *b, size_t nb,
+                     int quiet) {
   out_t *o = &req[peer];
   pthread_mutex_lock(&o->mu);
   if (o->fd < 0) open_out(o, peer, 0);
   /* What waited goes first, in the same write (one order per connection; a completion after
    * its records costs one system call). */
-  put_after(o, peer, o->lazy, o->nlazy, tag, a, na, b, nb);
+  put_after(o, peer, o->lazy, o->nlazy, tag, a, na, b, nb, quiet);
   if (o->nlazy) {
     o->nlazy = 0;
     atomic_fetch_sub_explicit(&nlazy_peers, 1, memory_order_relaxed);
   }
   pthread_mutex_unlock(&o->mu);
+}
+
+void hrace__chan_send(int peer, int32_t tag, const void *a, size_t na, const void *b, size_t nb) {
+  send_req(peer, tag, a, na, b, nb, 0);
+}
+
+void hrace__chan_send_quiet(int peer, int32_t tag, const void *a, size_t na) {
+  send_req(peer, tag, a, na, NULL, 0, 1);
+}
+
+void hrace__chan_waiting(int on) {
+  if (!me_ctl) return;
+  atomic_fetch_add_explicit(&me_ctl->waiting, on ? 1 : -1, memory_order_seq_cst);
+  atomic_thread_fence(memory_order_seq_cst);
 }
 
 void hrace__chan_send_lazy(int peer, int32_t tag, const void *a, size_t na) {
@@ -558,7 +595,7 @@ static void flush_replies(void) {
     memmove(o->lazy, o->lazy + k, o->nlazy - k);
     o->nlazy -= k;
     if (!o->nlazy) nbacklog--;
-    ring_bell(o);
+    ring_bell(o, 0);
   }
 }
 
@@ -573,7 +610,7 @@ void hrace__chan_reply(int peer, int32_t tag, const void *buf, size_t n) {
   mhdr_t h = { (uint32_t)n, tag };
   size_t k = o->nlazy ? 0 : ring_put(o->ring, o->data, (const char *)&h, sizeof h);
   if (k == sizeof h) k += ring_put(o->ring, o->data, buf, n);
-  if (k) ring_bell(o);
+  if (k) ring_bell(o, 0);
   if (k < sizeof h) backlog_add(o, (const char *)&h + k, sizeof h - k);
   size_t kb = k > sizeof h ? k - sizeof h : 0;
   if (kb < n) backlog_add(o, (const char *)buf + kb, n - kb);
@@ -760,8 +797,14 @@ static int rings_pending(void) {
  * more after its decrement; what it finds there may have been published by a sender that saw it
  * still looking and rang no doorbell, so it wakes the progress thread (docs/design.md, "hrace's
  * own traffic"). */
+static void looked(void) {
+  if (me_ctl) atomic_store_explicit(&me_ctl->alive_ns, hrace__spin_now(), memory_order_relaxed);
+}
+
 static void poll_begin(void) {
-  if (me_ctl) atomic_fetch_add_explicit(&me_ctl->polling, 1, memory_order_seq_cst);
+  if (!me_ctl) return;
+  looked();
+  atomic_fetch_add_explicit(&me_ctl->polling, 1, memory_order_seq_cst);
 }
 
 static int poll_end(void) {
@@ -771,47 +814,27 @@ static int poll_end(void) {
   return rings_pending();
 }
 
-/* A spinning thread counts as looking only while its core is free: each of its yields comes
- * back within LOOK_FAST_NS, too soon for another thread to have run (two context switches take
- * longer). On a shared core a yield hands it to other processes for microseconds or more, and
- * a message that rang no doorbell waited for the spinner to run again, while a progress thread
- * woken by the doorbell runs at once (bench/README.md,
- * "Session 14": the large wavefront at load 20 took 3.6-7.9 s against 2.1-2.4 s before, and
- * 1.4-1.7 s when spinners never count). So one slow yield ends the counting for this wait and
- * the thread's next HRACE_SPIN_BACKOFF (it spins on uncounted, core/spin.h's rules). */
-#define LOOK_FAST_NS 3000L
-#define LOOK_SLOW_ROUND_NS 30000L
-
+/* A spinning thread counts as looking while it spins, and says when it last looked after each
+ * yield (alive_ns): a sender rings the doorbell anyway when that is older than LOOK_FRESH_NS,
+ * since the spinner then lost its core to someone else and a progress thread woken by the
+ * doorbell runs sooner (bench/README.md, "Session 16: tiny PSCW epochs"). One look comes
+ * before the first yield: what a waiter waits for is often there already. */
 int hrace__chan_spin(int requests, int (*ready)(void *), void *arg, int64_t limit_ns) {
-  static __thread unsigned uncounted;
-  if (!requests || !me_ctl || uncounted) {
-    if (requests && me_ctl) uncounted--;
-    return ready(arg) || hrace__spin(ready, arg, limit_ns);
-  }
+  if (!requests || !me_ctl) return ready(arg) || hrace__spin(ready, arg, limit_ns);
   poll_begin();
-  int64_t t0 = hrace__spin_now(), t = t0;
-  int r = ready(arg), slow = 0;   /* one look before the first yield */
+  int64_t t0 = hrace__spin_now();
+  looked();
+  int r = ready(arg);
   while (!r) {
-    int64_t y = hrace__spin_now();
     sched_yield();
-    int64_t u = hrace__spin_now();
+    looked();
     if ((r = ready(arg))) break;
-    /* The yield alone against LOOK_FAST_NS: a ready() that takes microseconds of its own (a
-     * barrier's wait tests MPI's request, mpi/coll.c) is no sign of a shared core; a whole
-     * round much longer than that still is (preempted inside ready()). */
-    if (u - y > LOOK_FAST_NS || u - t > LOOK_SLOW_ROUND_NS) {
-      slow = 1;
-      uncounted = HRACE_SPIN_BACKOFF;
-      break;
-    }
-    if (u - t0 > limit_ns) break;
-    t = u;
+    if (hrace__spin_now() - t0 > limit_ns) break;
   }
   if (poll_end()) {
     uint64_t one = 1;
     while (write(wake_fd, &one, sizeof one) < 0 && errno == EINTR) {}
   }
-  if (slow) r = hrace__spin(ready, arg, limit_ns - (hrace__spin_now() - t0));
   return r;
 }
 
@@ -849,6 +872,7 @@ void hrace__chan_serve(hrace_chan_fn fn) {
   serve_fn = fn;
   poll_begin();   /* awake: senders need not ring */
   while (go) {
+    looked();
     if (nbacklog) flush_replies();
     if (read_rings(fn, 1, &go)) continue;
     if (!go) break;
@@ -953,8 +977,16 @@ int hrace__chan_help(int requests) {
   hrace_chan_fn fn = serve_fn;
   if (nbacklog) flush_replies();
   if (fn) got = read_rings(fn, requests, &go);   /* fn never stops on a helper (chan.h) */
+  /* This process's own sockets only when it wrote to itself since a helper last looked: a
+   * spinning waiter would otherwise make a system call per look for connections that carry
+   * nothing in most programs (the progress thread polls them anyway, so a write made while
+   * this look was skipped is read there or at the next look). */
+  static unsigned self_seen;
+  unsigned self_now = atomic_load_explicit(&self_writes, memory_order_acquire);
+  int skip_self = self_now == self_seen;
   for (int i = 0; fn && i < nin && np < 32; i++)
-    if (in[i].fd >= 0 && in[i].rank >= 0 && !in[i].bells && (requests || in[i].replies))
+    if (in[i].fd >= 0 && in[i].rank >= 0 && !in[i].bells && (requests || in[i].replies) &&
+        !(skip_self && in[i].rank == hrace__proc.rank))
       idx[np] = i, pf[np++] = (struct pollfd){ .fd = in[i].fd, .events = POLLIN };
   /* One system call to see which sockets have data; a closed connection is left to the
    * progress thread (it closes and counts it). */
@@ -971,6 +1003,7 @@ int hrace__chan_help(int requests) {
       settle(c);
       got = 1;
     }
+  self_seen = self_now;
   pthread_mutex_unlock(&rd_mu);
   return got;
 }

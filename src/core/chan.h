@@ -44,6 +44,15 @@ void hrace__chan_send(int peer, int32_t tag, const void *a, size_t na, const voi
  * records, which a completion message always follows): one write per batch, not per
  * record. */
 void hrace__chan_send_lazy(int peer, int32_t tag, const void *a, size_t na);
+/* A request whose effect only a thread of the peer that waits for it needs soon (a PSCW POST
+ * or DONE without reply: the deposit its MPI_Win_start / MPI_Win_wait takes, reading the
+ * channel itself), and any later request from this process: through a shared-memory ring it
+ * rings no doorbell unless a thread of the peer waits (hrace__chan_waiting), so a peer that
+ * computes is not interrupted for it. Sockets and full rings wake the peer as always. */
+void hrace__chan_send_quiet(int peer, int32_t tag, const void *a, size_t na);
+/* The calling thread starts (on) or stops waiting for the effect of a quiet request, and looks
+ * at the channel itself (hrace__chan_help(1)) after this and before each sleep meanwhile. */
+void hrace__chan_waiting(int on);
 void hrace__chan_flush(void);
 /* Open both connections to peer now, if they are not open (requests from this process, the
  * replies of this process's progress thread): the peer's progress thread accepts them in the

@@ -76,8 +76,9 @@ int hrace__msg_unpack(void *buf, int bytes, hrace_msg_t **h, uint64_t **ranges, 
 
 /* ---- origin side ---------------------------------------------------------------------- */
 
-static void raw_send(int target, const hrace_msg_t *h, const uint64_t *ranges,
-                     const hrace_vc_t *vc, const char *func, const char *file, const void *blob) {
+static void raw_send_q(int target, const hrace_msg_t *h, const uint64_t *ranges,
+                       const hrace_vc_t *vc, const char *func, const char *file, const void *blob,
+                       int quiet) {
   int n;
   void *buf = hrace__msg_pack(h, ranges, vc, func, file, blob, &n);
   /* The target's progress thread always drains its connections, so this returns as soon as
@@ -85,8 +86,14 @@ static void raw_send(int target, const hrace_msg_t *h, const uint64_t *ranges,
    * Operation records may wait for the completion message that always follows them: one write
    * per batch (bench/README.md, "RMA"). */
   if (h->type == HRACE_MSG_OP) hrace__chan_send_lazy(target, HRACE_CHAN_CTL, buf, (size_t)n);
+  else if (quiet) hrace__chan_send_quiet(target, HRACE_CHAN_CTL, buf, (size_t)n);
   else hrace__chan_send(target, HRACE_CHAN_CTL, buf, (size_t)n, NULL, 0);
   free(buf);
+}
+
+static void raw_send(int target, const hrace_msg_t *h, const uint64_t *ranges,
+                     const hrace_vc_t *vc, const char *func, const char *file, const void *blob) {
+  raw_send_q(target, h, ranges, vc, func, file, blob, 0);
 }
 
 void hrace__ctl_send_blob(int target, const hrace_msg_t *h, const uint64_t *ranges,
@@ -99,6 +106,11 @@ void hrace__ctl_send_blob(int target, const hrace_msg_t *h, const uint64_t *rang
 void hrace__ctl_send(int target, const hrace_msg_t *h, const uint64_t *ranges,
                      const hrace_vc_t *vc, const char *func, const char *file) {
   hrace__ctl_send_blob(target, h, ranges, vc, func, file, NULL);
+}
+
+void hrace__ctl_send_quiet(int target, const hrace_msg_t *h, const hrace_vc_t *vc) {
+  hrace__shared_flush_to(target);
+  raw_send_q(target, h, NULL, vc, NULL, NULL, NULL, 1);
 }
 
 void hrace__ctl_wait_reply(int target, uint32_t type, hrace_vc_t *got) {

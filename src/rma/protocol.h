@@ -122,6 +122,12 @@ void hrace__ctl_send(int target, const hrace_msg_t *h, const uint64_t *ranges,
 void hrace__ctl_send_blob(int target, const hrace_msg_t *h, const uint64_t *ranges,
                           const hrace_vc_t *vc, const char *func, const char *file,
                           const void *blob);
+/* As hrace__ctl_send, for a POST, or a DONE that wants no reply: only the target's thread
+ * waiting for the deposit needs it soon (its MPI_Win_start / MPI_Win_wait reads the channel
+ * itself, pscw.c), and every later request from this process rings anyway, so the target's
+ * progress thread is not woken for it while nobody there waits (core/chan.h,
+ * hrace__chan_send_quiet). */
+void hrace__ctl_send_quiet(int target, const hrace_msg_t *h, const hrace_vc_t *vc);
 /* Wait for this thread's reply of `type` from `target`; join the clock it carries (GRANT)
  * into `got` if not NULL. */
 void hrace__ctl_wait_reply(int target, uint32_t type, hrace_vc_t *got);

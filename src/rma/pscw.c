@@ -39,6 +39,11 @@
  *    ordered after the completion at another, which could pass it on: then complete waits
  *    for every target's acknowledgement, as a completing call otherwise does.
  *
+ * POSTs and DONEs without reply go as quiet requests (protocol.h, hrace__ctl_send_quiet): only
+ * the peer's thread waiting in await() needs them soon, and it says so (hrace__chan_waiting)
+ * before it looks at the channel; every request that needs them applied at a peer that is not
+ * waiting (a ping, a lock, a flush) comes behind them on the same connection and rings.
+ *
  * Start blocks until the posts arrive, as Open MPI's does (the standard allows it). hrace
  * waits for posts and DONEs *before* the real MPI_Win_start / MPI_Win_wait, so that a program
  * whose groups do not match (which then hangs in MPI) gets a diagnostic first. While it waits
@@ -137,6 +142,10 @@ static void await(const hrace_win_t *w, const uint8_t *need, unsigned *have, uin
                   const char *call, const char *from, MPI_Win mpi_win, int *ended) {
   int told = 0, spun = 0;
   long waited = 0;
+  /* POSTs and DONEs ring no doorbell while nobody waits for them (hrace__ctl_send_quiet):
+   * say that we do before the first look at the channel below; each turn looks again before
+   * it sleeps. */
+  hrace__chan_waiting(1);
   for (;;) {
     if (arrived(w, need, have)) break;
     /* The POST or DONE may be in our ring, read by nobody yet: apply it on this thread
@@ -177,6 +186,7 @@ static void await(const hrace_win_t *w, const uint8_t *need, unsigned *have, uin
       told = 1;
     }
   }
+  hrace__chan_waiting(0);
   for (int g = 0; g < w->gsize; g++)
     if (need[g]) have[g]--;
 }
@@ -267,7 +277,7 @@ int hrace__h_win_post(MPI_Group group, int assert, MPI_Win win, int active, uint
         pthread_once(&dones_once, dones_init);
         h.complete = world == hrace__proc.rank ? 0
                                                : __atomic_load_n(&d_applied[world], __ATOMIC_ACQUIRE);
-        hrace__ctl_send(world, &h, NULL, clock, NULL, NULL);
+        hrace__ctl_send_quiet(world, &h, clock);
       }
     hrace__signal_done("MPI_Win_post");
   }
@@ -342,7 +352,8 @@ int hrace__h_win_complete(MPI_Win win, int active, uintptr_t ret) {
         hrace__win_unlock();
         continue;
       }
-      hrace__ctl_send(world, &h, NULL, clock, NULL, NULL);
+      if (ntargets == 1) hrace__ctl_send_quiet(world, &h, clock);
+      else hrace__ctl_send(world, &h, NULL, clock, NULL, NULL);
       pthread_once(&dones_once, dones_init);
       pthread_mutex_lock(&dones_mu);
       d_sent[world]++;
