@@ -190,6 +190,8 @@ static inline int hrace__shadow_replace_fast(hrace_shadow_t *sh, uint64_t g, uns
 /* Pages of granule words given back so far (a window shadow's chunk whose spans are all
  * summarized: shadow.c, span_release), in all shadows (tests and measurements). */
 uint64_t hrace__shadow_released(void);
+/* Exception blocks a span shadow has handed out (tests and measurements). */
+uint64_t hrace__shadow_exc_blocks(const hrace_shadow_t *sh);
 
 /* Shadow in use, for benchmarks and tests: granule words of the region (one per 8 bytes,
  * resident only where touched), and blocks of 2 and of 8 cells handed out to finer granules. */
