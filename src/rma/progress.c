@@ -263,12 +263,28 @@ static int grantable(const hrace_win_t *w, uint32_t type) {
   return !w->holders_excl;
 }
 
-static void grant(hrace_win_t *w, int origin, int tag, uint32_t type) {
+/* Take the token for `type`; returns the clock the new epoch follows: an exclusive epoch
+ * follows every earlier unlock, a shared one only the exclusive ones (shared locks do not
+ * order each other). */
+static const hrace_vc_t *take(hrace_win_t *w, uint32_t type) {
   if (type == HRACE_LOCK_EXCL) w->holders_excl++;
   else w->holders_shared++;
-  /* An exclusive epoch follows every earlier unlock; a shared one only the exclusive ones
-   * (shared locks do not order each other). */
-  reply(origin, tag, HRACE_MSG_GRANT, type == HRACE_LOCK_EXCL ? &w->rel_all : &w->rel_excl);
+  return type == HRACE_LOCK_EXCL ? &w->rel_all : &w->rel_excl;
+}
+
+/* Give the token of `type` back, depositing the unlocker's clock for later lockers. */
+static void give_back(hrace_win_t *w, uint32_t type, const hrace_clk_t *vc, uint32_t n) {
+  hrace__vc_join_raw(&w->rel_all, vc, n);
+  if (type == HRACE_LOCK_EXCL) {
+    hrace__vc_join_raw(&w->rel_excl, vc, n);
+    if (w->holders_excl) w->holders_excl--;
+  } else if (w->holders_shared) {
+    w->holders_shared--;
+  }
+}
+
+static void grant(hrace_win_t *w, int origin, int tag, uint32_t type) {
+  reply(origin, tag, HRACE_MSG_GRANT, take(w, type));
 }
 
 static void on_lock(hrace_win_t *w, const hrace_msg_t *h) {
@@ -286,13 +302,7 @@ static void on_lock(hrace_win_t *w, const hrace_msg_t *h) {
 
 static void on_unlock(hrace_win_t *w, const hrace_msg_t *h, const hrace_clk_t *vc) {
   hrace__rma_complete_ops(w, h);
-  hrace__vc_join_raw(&w->rel_all, vc, h->vc_n);
-  if (h->lock_type == HRACE_LOCK_EXCL) {
-    hrace__vc_join_raw(&w->rel_excl, vc, h->vc_n);
-    if (w->holders_excl) w->holders_excl--;
-  } else if (w->holders_shared) {
-    w->holders_shared--;
-  }
+  give_back(w, h->lock_type, vc, h->vc_n);
   if (h->reply_tag != HRACE_NO_REPLY) reply(h->origin, h->reply_tag, HRACE_MSG_ACK, NULL);
   unsigned k = 0;
   while (k < w->nwaiters && grantable(w, (uint32_t)w->waiters[k].type)) {
@@ -316,21 +326,13 @@ static void on_unlock(hrace_win_t *w, const hrace_msg_t *h, const hrace_clk_t *v
  * holds the registry lock. */
 int hrace__lock_self(hrace_win_t *w, uint32_t type, hrace_vc_t *got) {
   if (w->nwaiters || !grantable(w, type)) return 0;
-  if (type == HRACE_LOCK_EXCL) w->holders_excl++;
-  else w->holders_shared++;
-  hrace__vc_join(got, type == HRACE_LOCK_EXCL ? &w->rel_all : &w->rel_excl);
+  hrace__vc_join(got, take(w, type));
   return 1;
 }
 
 int hrace__unlock_self(hrace_win_t *w, uint32_t type, const hrace_vc_t *clock) {
   if (w->nwaiters) return 0;
-  hrace__vc_join(&w->rel_all, clock);
-  if (type == HRACE_LOCK_EXCL) {
-    hrace__vc_join(&w->rel_excl, clock);
-    if (w->holders_excl) w->holders_excl--;
-  } else if (w->holders_shared) {
-    w->holders_shared--;
-  }
+  give_back(w, type, clock->c, clock->n);
   return 1;
 }
 
