@@ -254,7 +254,7 @@ __attribute__((noinline)) static void first_touch(uintptr_t a, unsigned n, uint1
         return;
       /* 0 in a window's shadow: mostly a granule whose state its span's summary holds (an
        * edge element's exception, docs/access.md "Span summaries"): the first-touch path. */
-      if (l && !v && hrace__shadow_quick0(cells, g, id, l)) return;
+      if (l && !v && hrace__shadow_quick0(cells, g, id, hrace__thread_view())) return;
     }
   }
   tracked(a, n, flags, op, pc, 0);

@@ -633,7 +633,7 @@ static void granule_set(hrace_shadow_t *sh, uint64_t g, uint64_t val) {
 /* The new state of uniform granule word v after access x, when x meets no race there and
  * the word is a plain cell with at most one reader (v itself when x is already recorded);
  * ~0 (never a cell: it has PTR set) when granule_apply must decide. */
-static inline uint64_t qstep(uint64_t v, hrace_aid_t id, const hrace_vc_t *l);
+static inline uint64_t qstep(uint64_t v, hrace_aid_t id, const hrace_vc_t *vw);
 static inline uint64_t run_next(uint64_t v, acc_t *x) {
   /* The first-touch path's answers first (qstep, below): the same verdict for the plainest
    * case (local plain accesses, no race), kept per thread across accesses, where x's own
@@ -641,7 +641,7 @@ static inline uint64_t run_next(uint64_t v, acc_t *x) {
    * before met, and each worked it out again through the descriptors (76 instructions per
    * call over the row's spans and ends: bench/README.md, "Session 13"). */
   if (x->ql) {
-    const uint64_t n = qstep(v, x->id, x->ql);
+    const uint64_t n = qstep(v, x->id, x->view);
     if (n != ~0ull) return n;
   }
   if (v & (PTR | SYNC)) return ~0ull;
@@ -1322,30 +1322,40 @@ static int steady(const hrace_shadow_t *sh, uint64_t off, uint64_t len, hrace_ai
  * the verdict was worked out from. Both tables take a descriptor's facts as immutable: the
  * descriptor sweep (clocks/access.h) keeps every id they name marked, so none is reused under
  * them (hrace__shadow_mark_answers). */
-enum { QK_W = 1, QK_R = 2, QK_PLAIN = 4 };  /* writes; reads; plain (non-atomic), same_lookup */
+enum { QK_W = 1, QK_R = 2, QK_PLAIN = 4, QK_EXT = 8 };  /* writes; reads; plain (non-atomic),
+                                                          same_lookup; a completed RMA record */
 typedef struct qfact {
   hrace_aid_t id;
   uint32_t exporter;
   hrace_clk_t clk;
-  uint32_t kind;                   /* QK_*; 0: not a local access, never taken here */
+  uint32_t kind;                   /* QK_*; 0: never taken here */
 } qfact_t;
 enum { NQFACT = 256 };
 static __thread qfact_t qfacts[NQFACT] __attribute__((tls_model("initial-exec")));
 
-/* The immutable facts of descriptor id (kind 0: not usable here). Local descriptors only:
- * their epoch is fixed at creation, where a remote operation's is fixed at its completion. */
+/* The immutable facts of descriptor id (kind 0: not usable here). A local descriptor's epoch
+ * is fixed at creation. A remote operation's (an RMA record, or a store of another process in
+ * shared memory: stamped by an exporter, not a local thread) is fixed at its completion, once
+ * (rma/progress.c, buffers.c: the exporter stored before the clock's release store, so the
+ * clock is read first): QK_EXT, usable only as a previous access, ordered or not by the view's
+ * global part (hrace__access_hb); before its completion it is not taken here at all. A fact
+ * with kind 0 stays so while it is cached, which only sends its accesses down the general
+ * path. The particles kernel's ghost reads each meet the put of the iteration before: through
+ * the general path they cost about 1 000 instructions each (bench/README.md, "Session 17"). */
 __attribute__((noinline)) static const qfact_t *qfact_fill(qfact_t *f, hrace_aid_t id) {
   const hrace_access_t *p = hrace__access_get(id);
+  const hrace_clk_t clk = atomic_load_explicit(&p->clk, memory_order_acquire);
+  const uint32_t fl = p->flags;
   uint32_t k = 0;
-  if ((p->flags & (HRACE_ACC_LOCALCLK | HRACE_ACC_REMOTE | HRACE_ACC_FOREIGN)) ==
-      HRACE_ACC_LOCALCLK) {
-    k = (p->flags & HRACE_ACC_WRITE ? QK_W : 0) | (p->flags & HRACE_ACC_READ ? QK_R : 0) |
-        (p->flags & HRACE_ACC_ATOMIC ? 0 : QK_PLAIN);
+  if ((fl & (HRACE_ACC_LOCALCLK | HRACE_ACC_REMOTE | HRACE_ACC_FOREIGN)) == HRACE_ACC_LOCALCLK) {
+    k = (fl & HRACE_ACC_WRITE ? QK_W : 0) | (fl & HRACE_ACC_READ ? QK_R : 0) |
+        (fl & HRACE_ACC_ATOMIC ? 0 : QK_PLAIN);
     if (!(k & (QK_W | QK_R))) k = 0;
-  }
+  } else if (!(fl & HRACE_ACC_LOCALCLK) && (fl & (HRACE_ACC_REMOTE | HRACE_ACC_FOREIGN)))
+    k = QK_EXT;
   f->exporter = p->exporter;
-  f->clk = atomic_load_explicit(&p->clk, memory_order_acquire);
-  f->kind = f->clk == HRACE_CLK_INF ? 0 : k;
+  f->clk = clk;
+  f->kind = clk == HRACE_CLK_INF ? 0 : k;
   f->id = id;
   return f;
 }
@@ -1360,12 +1370,13 @@ __attribute__((always_inline)) static inline const qfact_t *qfact(hrace_aid_t id
  * QO_NONE (all bits) when there is no access; 0 when neither holds (the general path decides). */
 enum { QO_HB = 1, QO_SAME_R = 2, QO_SAME_W = 4, QO_NONE = 7 };
 __attribute__((always_inline)) static inline unsigned qorder(hrace_aid_t prev, const qfact_t *n,
-                                                             const hrace_vc_t *l) {
+                                                             const hrace_vc_t *view) {
   if (!prev) return QO_NONE;
   if (prev & RSET_BIT) return 0;
   const qfact_t *f = qfact(prev);
   if (!f->kind) return 0;
-  unsigned o = hrace__epoch_hb(f->exporter, f->clk, l) ? QO_HB : 0;
+  if (f->kind & QK_EXT) return hrace__epoch_hb(f->exporter, f->clk, view) ? QO_HB : 0;
+  unsigned o = hrace__epoch_hb(f->exporter, f->clk, view->local) ? QO_HB : 0;
   if (f->exporter == n->exporter && f->clk == n->clk && (f->kind & QK_PLAIN))
     o |= f->kind & QK_W ? QO_SAME_W | QO_SAME_R : QO_SAME_R;
   return o;
@@ -1374,19 +1385,19 @@ __attribute__((always_inline)) static inline unsigned qorder(hrace_aid_t prev, c
 /* The next state of plain cell v after access id (facts n), v itself when it already stands
  * for the access (covered(), with the general path's own-id checks), or ~0 when the general
  * path must decide (a read set, a finer or sync granule, a previous access not ordered). */
-static inline uint64_t qnext(uint64_t v, hrace_aid_t id, const qfact_t *n, const hrace_vc_t *l) {
+static inline uint64_t qnext(uint64_t v, hrace_aid_t id, const qfact_t *n, const hrace_vc_t *vw) {
   if (v & (PTR | SYNC)) return ~0ull;
   const hrace_aid_t w = CELL_W(v);
   const uint32_t r = CELL_R(v);
   if (r & RSET_BIT) return ~0ull;
   if (n->kind & QK_W) {
     if (w == id && !r) return v;
-    unsigned ow = qorder(w, n, l), or_ = qorder(r, n, l);
+    unsigned ow = qorder(w, n, vw), or_ = qorder(r, n, vw);
     if (w && (ow & QO_SAME_W) && (or_ & QO_SAME_R)) return v;               /* covered */
     return (ow & or_ & QO_HB) ? CELL(id, 0) : ~0ull;
   }
   if (r == id) return v;
-  unsigned ow = qorder(w, n, l), or_ = qorder(r, n, l);
+  unsigned ow = qorder(w, n, vw), or_ = qorder(r, n, vw);
   if (r ? (or_ & QO_SAME_R) : (w && (ow & QO_SAME_W))) return v;            /* covered */
   return (ow & or_ & QO_HB) ? CELL(w, id) : ~0ull;
 }
@@ -1411,30 +1422,30 @@ __thread qmemo_t hrace__shadow_memo[NQMEMO][2] __attribute__((tls_model("initial
 
 /* qnext through the memo: the next state of granule word v, or ~0 (the general path). */
 __attribute__((noinline)) static uint64_t qnext_fill(qmemo_t *m, uint64_t v, hrace_aid_t id,
-                                                     const hrace_vc_t *l) {
+                                                     const hrace_vc_t *vw) {
   const qfact_t *n = qfact(id);
   if (!(n->kind & QK_PLAIN)) return ~0ull;     /* atomics and remote records: general path */
   const qfact_t now = *n;                      /* the table slot may be reused in qnext */
-  uint64_t next = qnext(v, id, &now, l);
+  uint64_t next = qnext(v, id, &now, vw);
   if (next != ~0ull) {
     m[1] = m[0];                               /* the older answer moves to the second way */
-    m[0] = (qmemo_t){ .v = v, .next = next, .l = l, .id = id };
+    m[0] = (qmemo_t){ .v = v, .next = next, .l = vw->local, .id = id };
   }
   return next;
 }
 __attribute__((always_inline)) static inline uint64_t qstep(uint64_t v, hrace_aid_t id,
-                                                            const hrace_vc_t *l) {
+                                                            const hrace_vc_t *vw) {
   qmemo_t *m = qmemo[id & (NQMEMO - 1)];
-  if (HRACE_SHADOW_LIKELY(m[0].v == v && m[0].id == id && m[0].l == l)) return m[0].next;
-  if (m[1].v == v && m[1].id == id && m[1].l == l) return m[1].next;
-  return qnext_fill(m, v, id, l);
+  if (HRACE_SHADOW_LIKELY(m[0].v == v && m[0].id == id && m[0].l == vw->local)) return m[0].next;
+  if (m[1].v == v && m[1].id == id && m[1].l == vw->local) return m[1].next;
+  return qnext_fill(m, v, id, vw);
 }
 
 /* hrace__shadow_quick past the memo's first way: the second way, answers worked out, a chunk
  * lock that is taken. 1 when the access was checked and recorded here (it met no race), 0 when
  * the general path must take it. */
 __attribute__((noinline)) static int quick_slow(hrace_shadow_t *sh, uint64_t g, uint64_t len,
-                                                hrace_aid_t id, const hrace_vc_t *l) {
+                                                hrace_aid_t id, const hrace_vc_t *vw) {
   cell_t *gw = granules(sh) + g;
   /* A granule of a summarized span stands for the summary's cell or is an exception (its word
    * 0, the state in the span's block: span_look): an access that the state already stands for
@@ -1446,13 +1457,13 @@ __attribute__((noinline)) static int quick_slow(hrace_shadow_t *sh, uint64_t g, 
   unsigned h0 = 0, h1 = 0;
   const uint64_t v0 = atomic_load_explicit(&gw[0], memory_order_acquire);
   const uint64_t c0 = !v0 && spn ? span_look(sh, g, &h0) : v0;
-  const uint64_t n0 = c0 == ~0ull ? ~0ull : qstep(c0, id, l);
+  const uint64_t n0 = c0 == ~0ull ? ~0ull : qstep(c0, id, vw);
   if (n0 == ~0ull) return 0;
   uint64_t v1 = 0, n1 = 0, c1 = 0;
   if (len == 16) {
     v1 = atomic_load_explicit(&gw[1], memory_order_acquire);
     c1 = !v1 && spn ? span_look(sh, g + 1, &h1) : v1;
-    if (c1 == ~0ull || (n1 = qstep(c1, id, l)) == ~0ull) return 0;
+    if (c1 == ~0ull || (n1 = qstep(c1, id, vw)) == ~0ull) return 0;
   }
   if (n0 == c0 && n1 == c1) return 1;          /* recorded already (or stood for) */
   if (h0 == 1 || h1 == 1) return 0;
@@ -1485,26 +1496,26 @@ __attribute__((noinline)) static int quick_slow(hrace_shadow_t *sh, uint64_t g, 
  * for that the access would change) goes where it went: quick_slow, or 0 for the general
  * path, which makes the granule an exception. */
 __attribute__((noinline)) static int quick_zero(hrace_shadow_t *sh, uint64_t g, uint64_t len,
-                                                hrace_aid_t id, const hrace_vc_t *l) {
+                                                hrace_aid_t id, const hrace_vc_t *vw) {
   /* The arrays, read once (each acquire load below would make the compiler read them again
    * through sh and its header). */
   cell_t *const cells = sh->cells;
   const head_t *const h = (const head_t *)cells;
   const uint64_t nsp = sh->size / 8 / SPAN, b = g / SPAN, k = g % SPAN;
   cell_t *const spw = cells + h->spans, *const mkw = spw + nsp;
-  if (len != 8 || b >= nsp) return quick_slow(sh, g, len, id, l);
+  if (len != 8 || b >= nsp) return quick_slow(sh, g, len, id, vw);
   const uint64_t s = atomic_load_explicit(&spw[b], memory_order_acquire);
-  if (!s) return quick_slow(sh, g, len, id, l);             /* nothing recorded (or was) */
+  if (!s) return quick_slow(sh, g, len, id, vw);             /* nothing recorded (or was) */
   const uint64_t mk = atomic_load_explicit(&mkw[b], memory_order_acquire);
   if (!(mk >> k & 1)) {                                      /* the summary's cell */
     const uint64_t c = s & ~UNIFORM;
-    return qstep(c, id, l) == c && atomic_load_explicit(&spw[b], memory_order_acquire) == s;
+    return qstep(c, id, vw) == c && atomic_load_explicit(&spw[b], memory_order_acquire) == s;
   }
   const uint32_t ei = atomic_load_explicit(&((_Atomic uint32_t *)(void *)(mkw + nsp))[b],
                                            memory_order_acquire);
   exc_t *const e = (exc_t *)(void *)(cells + h->excs) + (ei - 1);
   const unsigned j = atomic_load_explicit(&e->at[k], memory_order_relaxed) & (MAXEXC - 1);
-  const uint64_t c = atomic_load_explicit(&e->c[j], memory_order_acquire), n = qstep(c, id, l);
+  const uint64_t c = atomic_load_explicit(&e->c[j], memory_order_acquire), n = qstep(c, id, vw);
   if (n == ~0ull || atomic_load_explicit(&spw[b], memory_order_acquire) != s) return 0;
   if (n == c) return 1;                                      /* recorded already (or stood for) */
   _Atomic uint32_t *lock = sh->locks + g / CHUNK;
@@ -1547,16 +1558,16 @@ __attribute__((noinline)) static int zero_store(hrace_shadow_t *sh, uint64_t g, 
   return same;
 }
 
-int hrace__shadow_quick0(hrace_shadow_t *sh, uint64_t g, hrace_aid_t id, const hrace_vc_t *l) {
+int hrace__shadow_quick0(hrace_shadow_t *sh, uint64_t g, hrace_aid_t id, const hrace_vc_t *vw) {
   /* The arrays, read once (each acquire load below would make the compiler read them again
    * through sh and its header). */
   cell_t *const cells = sh->cells;
   const head_t *const h = (const head_t *)cells;
   const uint64_t nsp = h->spans ? sh->size / 8 / SPAN : 0, b = g / SPAN, k = g % SPAN;
   cell_t *const spw = cells + h->spans, *const mkw = spw + nsp;
-  if (b >= nsp) return quick_slow(sh, g, 8, id, l);
+  if (b >= nsp) return quick_slow(sh, g, 8, id, vw);
   const uint64_t s = atomic_load_explicit(&spw[b], memory_order_acquire);
-  if (!s) return quick_slow(sh, g, 8, id, l);               /* nothing recorded (or was) */
+  if (!s) return quick_slow(sh, g, 8, id, vw);               /* nothing recorded (or was) */
   const uint64_t mk = atomic_load_explicit(&mkw[b], memory_order_acquire);
   uint64_t c = s & ~UNIFORM;                                 /* the summary's cell */
   cell_t *slot = NULL;
@@ -1568,7 +1579,7 @@ int hrace__shadow_quick0(hrace_shadow_t *sh, uint64_t g, hrace_aid_t id, const h
     c = atomic_load_explicit(slot, memory_order_acquire);
   }
   const qmemo_t *m = qmemo[id & (NQMEMO - 1)];
-  if (m->v != c || m->id != id || m->l != l) return quick_zero(sh, g, 8, id, l);
+  if (m->v != c || m->id != id || m->l != vw->local) return quick_zero(sh, g, 8, id, vw);
   const uint64_t n = m->next;
   if (atomic_load_explicit(&spw[b], memory_order_acquire) != s) return 0;
   if (n == c) return 1;                                      /* recorded already (or stood for) */
@@ -1636,23 +1647,23 @@ static inline int words_store(hrace_shadow_t *sh, uint64_t g, unsigned k, uint64
  * callers' budget per access is tens of instructions); anything else is quick_slow's. */
 int hrace__shadow_quick(hrace_shadow_t *sh, uint64_t off, uint64_t len, hrace_aid_t id,
                         const hrace_vc_t *view) {
-  const hrace_vc_t *l = view->local;
-  if (!l || (off & 7) || off + len > sh->size) return 0;   /* len 8 or 16 (shadow.h) */
+  const hrace_vc_t *vw = view;   /* its local part keys the memo */
+  if (!vw->local || (off & 7) || off + len > sh->size) return 0;   /* len 8 or 16 (shadow.h) */
   const uint64_t g = off / 8;
   if (len == 16 && (g + 1) % CHUNK == 0) return 0;         /* two chunks */
   cell_t *gw = granules(sh) + g;
   const qmemo_t *m = qmemo[id & (NQMEMO - 1)];
   const uint64_t v0 = atomic_load_explicit(&gw[0], memory_order_acquire);
   if (!v0 && head(sh)->spans)
-    return len == 8 ? hrace__shadow_quick0(sh, g, id, l) : quick_zero(sh, g, len, id, l);
-  if (m->id != id || m->l != l) return quick_slow(sh, g, len, id, l);
+    return len == 8 ? hrace__shadow_quick0(sh, g, id, vw) : quick_zero(sh, g, len, id, vw);
+  if (m->id != id || m->l != vw->local) return quick_slow(sh, g, len, id, vw);
   uint64_t v1 = v0;
   if (len == 16) v1 = atomic_load_explicit(&gw[1], memory_order_acquire);
-  if (m->v != v0 || m->v != v1) return quick_slow(sh, g, len, id, l);
+  if (m->v != v0 || m->v != v1) return quick_slow(sh, g, len, id, vw);
   const uint64_t n = m->next;
   if (n == v0) return 1;                       /* recorded already (or stood for) */
   const int r = words_store(sh, g, (unsigned)len / 8, v0, v1, n, n);
-  return r >= 0 ? r : quick_slow(sh, g, len, id, l);
+  return r >= 0 ? r : quick_slow(sh, g, len, id, vw);
 }
 
 int hrace__shadow_replace(hrace_shadow_t *sh, uint64_t g, unsigned k, uint64_t v,

@@ -94,13 +94,14 @@ int hrace__shadow_quick(hrace_shadow_t *sh, uint64_t off, uint64_t len, hrace_ai
  * granule word reads 0, for a caller that read it (tsan.c's first touch): in a window's shadow
  * mostly a granule of a summarized span, whose state its summary or its span's exception
  * block holds (shadow.c, "spans"). */
-int hrace__shadow_quick0(hrace_shadow_t *sh, uint64_t g, hrace_aid_t id, const hrace_vc_t *l);
+int hrace__shadow_quick0(hrace_shadow_t *sh, uint64_t g, hrace_aid_t id, const hrace_vc_t *view);
 
 /* The first-touch path's memo (shadow.c), for a caller that tries its first way inline before
  * hrace__shadow_quick: an entry {v, next, l, id} of hrace__shadow_memo[id % HRACE_SHADOW_MEMO]
- * says that access id, seen from local clock l, leaves a plain granule word v as next (v itself:
- * it stands for the access already). Such an answer holds for good, and the descriptor sweep
- * keeps the ids an entry names (hrace__shadow_mark_answers). */
+ * says that access id, seen from the view whose local part is l (a thread context's: its
+ * local and global parts live together, and both only grow), leaves a plain granule word v as
+ * next (v itself: it stands for the access already). Such an answer holds for good, and the
+ * descriptor sweep keeps the ids an entry names (hrace__shadow_mark_answers). */
 typedef struct hrace_shadow_memo {
   uint64_t v, next;
   const hrace_vc_t *l;
