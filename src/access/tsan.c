@@ -244,7 +244,7 @@ __attribute__((noinline)) static void first_touch(uintptr_t a, unsigned n, uint1
     if (cells && !((a - base) & 7) && at->aids[k].pc == pc && at->aids[k].flags == flags &&
         at->aids[k].seg == hrace__athread_segment(at)) {
       const hrace_aid_t id = at->aids[k].aid;
-      const hrace_vc_t *l = hrace__thread_view()->local;
+      const hrace_vc_t *view = hrace__thread_view(), *l = view->local;
       const uint64_t g = (a - base) / 8;
       const uint64_t v = atomic_load_explicit(&hrace__shadow_granules(cells)[g],
                                               memory_order_acquire);
@@ -254,7 +254,7 @@ __attribute__((noinline)) static void first_touch(uintptr_t a, unsigned n, uint1
         return;
       /* 0 in a window's shadow: mostly a granule whose state its span's summary holds (an
        * edge element's exception, docs/access.md "Span summaries"): the first-touch path. */
-      if (l && !v && hrace__shadow_quick0(cells, g, id, hrace__thread_view())) return;
+      if (l && !v && hrace__shadow_quick0(cells, g, id, view)) return;
     }
   }
   tracked(a, n, flags, op, pc, 0);
