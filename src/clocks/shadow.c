@@ -144,6 +144,15 @@ static int shadow_init(hrace_shadow_t *sh, uint64_t size, int spans) {
   h->bytes = bytes;
   h->locks = locks;
   sh->locks = (_Atomic uint32_t *)(void *)(sh->cells + locks);
+  /* Every span starts summarized as "nothing recorded" (UNIFORM | 0: its granule words are 0,
+   * as a summarized span's are, and its mask is 0): the first range over a span then changes
+   * one word, where it wrote the span's 64 granule words, faulting their page in, and
+   * span_summarize read them back, zeroed them and gave the page back (madvise) once the
+   * chunk's spans were all summarized: a 16 MiB window's first sweep cost 4 096 page faults,
+   * 16 MiB of zeroed pages and 4 096 madvise calls, inside the first iteration of the
+   * application's loop (bench/README.md, "Session 17: fresh spans"). */
+  cell_t *const spw = sh->cells + sums;
+  for (uint64_t b = 0; b < nspans; b++) atomic_init(&spw[b], UNIFORM);
   return 0;
 }
 
@@ -694,7 +703,8 @@ static uint64_t access_run(hrace_shadow_t *sh, uint64_t g, uint64_t gend, acc_t 
  * granules equal (span_part, span_summarize).
  *
  * Invariant, under the chunk's lock (spans lie inside chunks): a summary is nonzero (UNIFORM)
- * exactly when the span is summarized; each granule word of the span is then 0, a granule
+ * exactly when the span is summarized (a new shadow's spans all are, with the cell 0: nothing
+ * recorded); each granule word of the span is then 0, a granule
  * whose mask bit is set has its word in the block's slot at[k], every other stands for the
  * summary's cell; a mask is 0 when its summary is. Lock-free readers of one granule that meet 0
  * read the summary (0: nothing recorded), the mask, an exception's slot, and the summary again

@@ -521,8 +521,9 @@ static void test_spans(void) {
   hrace__shadow_access(&sh, 0, 8192 + 12, w, &v0.g, sink, NULL);
   is_int(0, got.n, "spans: a first write over the region meets nothing");
   ok(resident(&sh, 0) == 0 && resident(&sh, 512) == 0 &&
-         hrace__shadow_released() - rel0 == 2,
-     "spans: both chunks summarized, their pages of granule words given back (%llu)",
+         hrace__shadow_released() - rel0 == 0,
+     "spans: a new shadow's spans are summarized (nothing recorded): the first write over "
+     "them touches no page of granule words, none to give back (%llu)",
      (unsigned long long)(hrace__shadow_released() - rel0));
   ok(zero_words(&sh, 0, 1024), "spans: a summarized span's granule words are all 0");
   uint64_t words, b2, b8;
@@ -558,8 +559,15 @@ static void test_spans(void) {
   /* Clear, then nothing is recorded: an unordered write meets no race. */
   hrace__shadow_clear(&sh, 0, 8192 + 12);
   reset();
+  const uint64_t rel1 = hrace__shadow_released();
   hrace__shadow_access(&sh, 0, 8192 + 12, lacc(1, 3, HRACE_ACC_WRITE, 0), &v1.g, sink, NULL);
   is_int(0, got.n, "spans: after a clear nothing races");
+  /* The clear wrote the spans back into their granule words (resident pages); the write over
+   * them summarized them again and gave both chunks' pages back. */
+  ok(resident(&sh, 0) == 0 && resident(&sh, 512) == 0 &&
+         hrace__shadow_released() - rel1 == 2,
+     "spans: summarized again after the clear, both chunks' pages given back (%llu)",
+     (unsigned long long)(hrace__shadow_released() - rel1));
   view_free(&v0), view_free(&v1);
   hrace__shadow_free(&sh);
 }
