@@ -8,6 +8,7 @@
 #include <sys/mman.h>
 
 #include "access/alloc.h"
+#include "access/check.h"
 #include "access/filter.h"
 #include "access/history.h"
 #include "access/thread.h"
@@ -177,8 +178,13 @@ void hrace__full_switch(void) {
   at->stack_min = lim;
 }
 
-/* Does [a, a+n) meet window memory (checked by the window's own shadow)? */
+/* Does [a, a+n) meet window memory (checked by the window's own shadow)? Inside a part of
+ * the window this thread found last it does, without the search: a hoisted loop's range call
+ * has just been checked in that window's shadow (hrace__access_check_range, which calls this
+ * after hrace__access_slow cached the window), and the search cost a hybrid kernel's full
+ * mode about 100 instructions per range call (bench/README.md, "Session 17"). */
 static int in_window(uintptr_t a, size_t n) {
+  if (hrace__access_in_window(a, n)) return 1;
   if (!hrace__filter_tracked(a, n)) return 0;
   hrace_range_t r[8];
   unsigned k = hrace__filter_find(a, n, r, 8);

@@ -225,14 +225,15 @@ __attribute__((noinline)) static void tracked(uintptr_t a, unsigned n, uint16_t 
  * (hrace__shadow_replace), as access/full.c's full_fast does for thread memory. A stencil's
  * edge elements are such accesses, one per statement and row: through tracked() and
  * hrace__shadow_quick they cost about 250 instructions each (bench/README.md, "Session 13").
- * Anything else goes to tracked(), which decides as before; window mode only (full mode's
- * check of window memory is tracked()'s). */
+ * Anything else goes to tracked(), which decides as before. Full mode too (session 17; it was
+ * window mode only): window memory is the window shadow's alone there, tracked()'s full-mode
+ * check returns at once for it (full.c's in_window), as the steady state above skips it; in
+ * full mode the stencils' and hybrids' row edges went through tracked() and that look-up. */
 __attribute__((noinline)) static void first_touch(uintptr_t a, unsigned n, uint16_t flags,
                                                   uint16_t op, uintptr_t pc) {
   hrace_athread_t *at = &hrace__at;
   const unsigned seq = atomic_load_explicit(&hrace__filter_seq, memory_order_acquire);
-  if (n == 8 && !at->busy && hrace__proc.mpi_ready &&
-      !atomic_load_explicit(&hrace__full_active, memory_order_relaxed)) {
+  if (n == 8 && !at->busy && hrace__proc.mpi_ready) {
     hrace_shadow_t *cells = NULL;
     uintptr_t base = 0;
     if (at->rseq == seq && in_cached(at, a, n) && at->rkind == HRACE_TRACK_WINDOW)
