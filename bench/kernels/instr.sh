@@ -70,6 +70,8 @@ printf '%-40s %14s %14s\n' "" "A" "B"
 join -a1 -a2 -e0 -o 0,1.2,2.2 "$out/d.A" "$out/d.B" |
   awk '{a = $2 < 0 ? -$2 : $2; b = $3 < 0 ? -$3 : $3; m = a > b ? a : b; print m, $0}' |
   sort -rn | head -16 | awk '{printf "%-40s %14d %14d\n", $2, $3, $4}'
+join -a1 -a2 -e0 -o 0,1.2,2.2 "$out/d.A" "$out/d.B" |
+  awk '$1 != "TOTAL" {a += $2; b += $3} END {printf "%-40s %14d %14d\n", "libhrace, all functions", a, b}'
 printf '%-40s %14.1f %14.1f\n' "page faults" \
   "$(echo "($(pf A large) - $(pf A small)) / $units" | bc -l)" \
   "$(echo "($(pf B large) - $(pf B small)) / $units" | bc -l)"
