@@ -150,7 +150,7 @@ static int shadow_init(hrace_shadow_t *sh, uint64_t size, int spans) {
    * span_summarize read them back, zeroed them and gave the page back (madvise) once the
    * chunk's spans were all summarized: a 16 MiB window's first sweep cost 4 096 page faults,
    * 16 MiB of zeroed pages and 4 096 madvise calls, inside the first iteration of the
-   * application's loop (bench/README.md, "Session 17: fresh spans"). */
+   * application's loop (bench/README.md, "Session 17"). */
   cell_t *const spw = sh->cells + sums;
   for (uint64_t b = 0; b < nspans; b++) atomic_init(&spw[b], UNIFORM);
   return 0;
