@@ -15,15 +15,8 @@
 set -eu
 A=$1 B=$2 units=$3
 shift 3
-[ "$1" = "--" ] && shift
-k=$1; shift
-small=() large=()
-while [ $# -gt 0 ] && [ "$1" != "--" ]; do small+=("$1"); shift; done
-shift
-large=("$@")
-here=$(cd -- "$(dirname -- "$0")" && pwd)
-out=$(mktemp -d)
-trap 'rm -rf "$out"' EXIT
+. "$(dirname -- "$0")/two_sizes.sh"
+here=$kernels
 omp=()
 grep -q 'omp' "$here/$k.c" && omp=(-fopenmp)
 OMPI_CC=clang "$A/bin/hrace-cc" -O2 -g "${omp[@]}" -I "$here" "$here/$k.c" -o "$out/$k" -lm

@@ -12,15 +12,8 @@
 set -eu
 A=$1 B=$2 reps=$3 units=$4
 shift 4
-[ "$1" = "--" ] && shift
-k=$1; shift
-small=() large=()
-while [ $# -gt 0 ] && [ "$1" != "--" ]; do small+=("$1"); shift; done
-shift
-large=("$@")
-here=$(cd -- "$(dirname -- "$0")/../kernels" && pwd)
-out=$(mktemp -d)
-trap 'rm -rf "$out"' EXIT
+. "$(dirname -- "$0")/../kernels/two_sizes.sh"
+here=$kernels
 OMPI_CC=${OMPI_CC:-clang} mpicc -O2 "$here/$k.c" -o "$out/$k" -lm
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 [ "$k" = hist ] && export OMPI_MCA_osc=ucx
