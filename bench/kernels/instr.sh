@@ -9,7 +9,8 @@
 # under each build's `hrace run`, in window-only mode unless MODE says otherwise.
 #   usage: bench/kernels/instr.sh A_BUILD B_BUILD UNITS -- KERNEL SMALL_ARGS -- LARGE_ARGS
 #   e.g.   bench/kernels/instr.sh /tmp/main/build build 20 -- stencil fence 2048 20 -- fence 2048 40
-# Environment: MODE=window|full (HRACE_OPTIONS=mode=...), OMP_NUM_THREADS for hybrid (2).
+# Environment: MODE=window|full (HRACE_OPTIONS=mode=...), OMP_NUM_THREADS for hybrid (2),
+# PLAIN=1 for the MPI layer alone (the kernel built with mpicc, no load / store checks).
 # Note: rank 0's MPI waiting (busy polling in a fence while rank 1 runs natively) shows up in
 # the MPI library's own functions: compare the libhrace rows, or the totals with that in mind.
 set -eu
@@ -19,7 +20,11 @@ shift 3
 here=$kernels
 omp=()
 grep -q 'omp' "$here/$k.c" && omp=(-fopenmp)
-OMPI_CC=clang "$A/bin/hrace-cc" -O2 -g "${omp[@]}" -I "$here" "$here/$k.c" -o "$out/$k" -lm
+if [ "${PLAIN:-0}" = 1 ]; then   # the MPI layer alone: an uninstrumented binary
+  OMPI_CC=clang mpicc -O2 -g "${omp[@]}" -I "$here" "$here/$k.c" -o "$out/$k" -lm
+else
+  OMPI_CC=clang "$A/bin/hrace-cc" -O2 -g "${omp[@]}" -I "$here" "$here/$k.c" -o "$out/$k" -lm
+fi
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_NUM_THREADS=${OMP_NUM_THREADS:-2}
 export HRACE_OPTIONS="mode=${MODE:-window} ${HRACE_OPTIONS:-}"
 [ "$k" = hist ] && export OMPI_MCA_osc=ucx
