@@ -1163,6 +1163,24 @@ static int span_steady(const hrace_shadow_t *sh, const cell_t *spw, const cell_t
   return atomic_load_explicit(&spw[b], memory_order_acquire) == s;
 }
 
+/* Whole summarized spans [b, bend) under the chunk lock, from b on while each holds summary s
+ * and no exception: each takes the cell next (what apply's span loop would store there: the
+ * next state of s's cell, worked out for the span before). Returns the first span that is
+ * not such. Out of line and a leaf, so that the run is a tight loop: inside apply's span loop,
+ * whose many live values spill, a span cost about 28 instructions, here about 8 (a range
+ * over a row of a stencil or a transpose's block meets 16-32 spans that share their cell). */
+__attribute__((noinline)) static uint64_t spans_same(cell_t *spw, const cell_t *mkw,
+                                                     uint64_t b, uint64_t bend, uint64_t s,
+                                                     uint64_t next) {
+  const uint64_t nw = next | UNIFORM;
+  for (; b < bend; b++) {
+    const uint64_t s1 = atomic_load_explicit(&spw[b], memory_order_acquire);
+    if (s1 != s || atomic_load_explicit(&mkw[b], memory_order_relaxed)) break;
+    if (s1 != nw) atomic_store_explicit(&spw[b], nw, memory_order_release);
+  }
+  return b;
+}
+
 static void apply(hrace_shadow_t *sh, uint64_t off, uint64_t len, acc_t *x) {
   if (off >= sh->size || !len) return;
   if (len > sh->size - off) len = sh->size - off;
@@ -1242,6 +1260,8 @@ static void apply(hrace_shadow_t *sh, uint64_t off, uint64_t len, acc_t *x) {
               granule_apply(sh, b * SPAN + (uint64_t)__builtin_ctzll(w), 0xFF, 0xFF, x);
             if (n1 != (s1 & ~UNIFORM))
               atomic_store_explicit(&spw[b], n1 | UNIFORM, memory_order_release);
+            if (n1 == next)                    /* the spans after it that share s1, no exception */
+              b = spans_same(spw, mkw, b + 1, bend, s1, next) - 1;
           }
           g = b * SPAN;
           if (g >= runend) {                   /* done with whole granules: the rest as usual */

@@ -572,15 +572,48 @@ static void test_spans(void) {
   hrace__shadow_free(&sh);
 }
 
-/* Span summaries with exceptions: single accesses into a summarized span make their granules
- * exceptions (up to 16 per span; more write the span back granule by granule), a range over
- * most of the span goes through its summary word and, one by one, the exceptions it covers.
- * A later unordered range read must meet, at each byte, the last write there. */
 static uint64_t bytes_of(hrace_aid_t prev) {
   uint64_t n = 0;
   for (int i = 0; i < got.n && i < 64; i++) n += got.prev[i] == prev ? got.len[i] : 0;
   return n;
 }
+/* A range over a run of spans that share their summary (apply's spans_same), where spans
+ * later in the run hold exceptions: the run must stop at each of them and take its exceptions
+ * one by one, or they keep the old writer and an unordered read meets the wrong one. */
+static void test_span_run(void) {
+  hrace_shadow_t sh;
+  hrace__shadow_init_spans(&sh, 8192);
+  view_t v5, v6, v7, v1;
+  view(&v5, 0, 5), view(&v6, 0, 6), view(&v7, 0, 7), view(&v1, 1, 3);
+  hrace_aid_t w = lacc(0, 5, HRACE_ACC_WRITE, 0), e = lacc(0, 6, HRACE_ACC_WRITE, 0);
+  hrace_aid_t w7 = lacc(0, 7, HRACE_ACC_WRITE, 0);
+  reset();
+  /* 16 spans with one summary, but granule 8 of spans 5 and 11 left out: those two spans are
+   * summarized with one exception each (span_summarize), the others whole. */
+  hrace__shadow_access(&sh, 0, 5 * 512 + 64, w, &v5.g, sink, NULL);
+  hrace__shadow_access(&sh, 5 * 512 + 72, 6 * 512 - 72, w, &v5.g, sink, NULL);
+  hrace__shadow_access(&sh, 11 * 512 + 72, 5 * 512 - 72, w, &v5.g, sink, NULL);
+  ok(hrace__shadow_exc_blocks(&sh) == 2, "span run: two spans hold an exception (%llu blocks)",
+     (unsigned long long)hrace__shadow_exc_blocks(&sh));
+  /* A later write at those two granules, then the whole region again, in order. */
+  hrace__shadow_access(&sh, 5 * 512 + 64, 8, e, &v6.g, sink, NULL);
+  hrace__shadow_access(&sh, 11 * 512 + 64, 8, e, &v6.g, sink, NULL);
+  hrace__shadow_access(&sh, 0, 8192, w7, &v7.g, sink, NULL);
+  is_int(0, got.n, "span run: one thread's writes in order meet nothing");
+  reset();
+  hrace__shadow_access(&sh, 0, 8192, lacc(1, 3, HRACE_ACC_READ, 0), &v1.g, sink, NULL);
+  ok(got.n == 1 && bytes_of(w7) == 8192 && !has_prev(e) && !has_prev(w),
+     "span run: the range took the exceptions inside the run too (last writer at %llu of "
+     "8192 bytes, the exceptions' old writer at %llu)", (unsigned long long)bytes_of(w7),
+     (unsigned long long)bytes_of(e));
+  view_free(&v5), view_free(&v6), view_free(&v7), view_free(&v1);
+  hrace__shadow_free(&sh);
+}
+
+/* Span summaries with exceptions: single accesses into a summarized span make their granules
+ * exceptions (up to 16 per span; more write the span back granule by granule), a range over
+ * most of the span goes through its summary word and, one by one, the exceptions it covers.
+ * A later unordered range read must meet, at each byte, the last write there. */
 static void test_span_exceptions(void) {
   hrace_shadow_t sh;
   hrace__shadow_init_spans(&sh, 8192);
@@ -810,6 +843,7 @@ int main(void) {
   test_seen();
   test_spans();
   test_span_exceptions();
+  test_span_run();
   test_span_side();
   test_span_sweep();
   test_released_concurrent();
