@@ -29,6 +29,7 @@ typedef struct arr {
 _Atomic unsigned hrace__filter_seq;   /* odd while a writer changes the array */
 #define seq hrace__filter_seq
 hrace_buffer_access_t hrace__buffer_access_hook;
+hrace_window_leaving_t hrace__window_leaving_hook;
 static _Atomic(arr_t *) cur;
 static _Atomic unsigned count;
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
@@ -381,7 +382,29 @@ static void remove_where(int (*drop)(void *owner, int kind, void *arg), void *ar
 
 static int is_owner(void *owner, int kind, void *arg) { return owner == arg; }
 
-void hrace__filter_remove(void *owner) { remove_where(is_owner, owner); }
+void hrace__filter_remove(void *owner) {
+  if (hrace__window_leaving_hook) {
+    /* The owner's window ranges, copied under the lock, handed to the hook without it (the
+     * hook adds ranges). A window has one; more go round again. */
+    for (unsigned skip = 0;; skip++) {
+      uintptr_t lo = 0, hi = 0;
+      unsigned seen = 0;
+      pthread_mutex_lock(&mu);
+      arr_t *ar = LD(cur);
+      unsigned n = ar ? LD(count) : 0;
+      for (unsigned i = 0; i < n; i++)
+        if (LD(ar->e[i].owner) == owner && LD(ar->e[i].kind) == HRACE_TRACK_WINDOW &&
+            seen++ == skip) {
+          lo = LD(ar->e[i].lo), hi = LD(ar->e[i].hi);
+          break;
+        }
+      pthread_mutex_unlock(&mu);
+      if (seen <= skip) break;
+      hrace__window_leaving_hook(lo, hi);
+    }
+  }
+  remove_where(is_owner, owner);
+}
 
 typedef struct { int kind; int (*gone)(void *); } gone_arg_t;
 static int is_gone(void *owner, int kind, void *arg) {

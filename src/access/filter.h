@@ -40,6 +40,13 @@ typedef int (*hrace_buffer_access_t)(void *owner, uintptr_t addr, uintptr_t len,
                                       uint16_t op, uint32_t atomic_class, uintptr_t pc);
 extern hrace_buffer_access_t hrace__buffer_access_hook;
 
+/* Hook: window memory [lo, hi) (a HRACE_TRACK_WINDOW range) is about to leave the filter
+ * (hrace__filter_remove), and is still in it. Registered by rma/buffers.c, whose in-flight
+ * buffers lying wholly in window memory have no range of their own while the window's range
+ * answers for them: they get one here. Called without the filter's lock. */
+typedef void (*hrace_window_leaving_t)(uintptr_t lo, uintptr_t hi);
+extern hrace_window_leaving_t hrace__window_leaving_hook;
+
 typedef struct hrace_range {
   uintptr_t lo, hi;             /* [lo, hi) */
   int kind;                     /* enum hrace_track_kind */
@@ -153,7 +160,8 @@ void hrace__filter_add(uintptr_t lo, uintptr_t hi, int kind, void *owner);
 /* A new version with the ranges unchanged: every thread's caches of ranges, gaps and idle
  * buffers (thread.h) miss once. For a buffer range that leaves its idle state (above). */
 void hrace__filter_touch(void);
-void hrace__filter_remove(void *owner);   /* every range of that owner */
+/* Every range of that owner; hrace__window_leaving_hook first for each window range. */
+void hrace__filter_remove(void *owner);
 /* Every range of `kind` whose owner `gone(owner)` says is gone, in one pass: completing an
  * epoch of many operations untracks their buffers in O(ranges), not O(ranges) each. */
 void hrace__filter_remove_if(int kind, int (*gone)(void *owner));

@@ -26,6 +26,7 @@
 
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -46,12 +47,13 @@ struct hrace_inflight;
 
 typedef struct span {          /* one buffer: sorted, coalesced absolute (address, length) pairs */
   uintptr_t lo, hi;            /* hull */
-  uint64_t *r;
+  uint64_t *r;                 /* `one` for a contiguous buffer, else malloc'ed */
+  uint64_t one[2];
   uint32_t n;
   int writes;
   hrace_aid_t aid;             /* descriptor of its bytes inside local windows, or 0 */
   struct hrace_inflight *op;
-  region_t *reg;
+  region_t *reg;               /* NULL: every byte lies in this process's windows (issue) */
   struct span *rprev, *rnext;  /* the region's spans */
 } span_t;
 
@@ -74,9 +76,14 @@ struct region {
  * Isend, a loop of gets into one buffer): an emptied region stays in the filter for a while,
  * so that the next operation on the same hull reuses it instead of adding and removing a
  * filter range each time (two filter updates and their locks were most of an Irecv's cost).
- * An access to an idle region returns after one atomic load (busy == 0). At most IDLE_MAX
- * stay; the least recently emptied one leaves the filter first. */
-enum { IDLE_MAX = 32 };
+ * An access to an idle region returns after one atomic load (busy == 0). At most
+ * IDLE_MAX + IDLE_BATCH stay; when there are more, the least recently emptied leave the filter
+ * together, down to IDLE_MAX: one pass of the filter's removal for IDLE_BATCH of them. A
+ * program that puts from a new buffer in every tiny epoch (a staging array walked row by row)
+ * paid a whole removal pass per epoch when the oldest left one at a time: ~3 400 instructions
+ * per PSCW epoch of one put (callgrind, rank 0), the pass's cost being per entry of the filter,
+ * not per region removed. */
+enum { IDLE_MAX = 32, IDLE_BATCH = 32 };
 
 typedef struct hrace_inflight {
   int live;
@@ -147,6 +154,11 @@ static bool op_eq(const void *val, const void *arg) {
       return false;
   }
   return true;
+}
+
+static void span_drop(span_t *s) {
+  if (s->r != s->one) free(s->r);
+  s->r = NULL;
 }
 
 /* The first byte of [lo, hi) that range list s covers, via *at; 0 if none. */
@@ -243,8 +255,10 @@ static int buffer_access(void *owner, uintptr_t addr, uintptr_t len, uint16_t fl
 }
 static void *buffers_track(const hrace_nbbuf_t *b, int n, const char *fn, uintptr_t pc);
 static void buffers_done(void *op);
+static void window_leaving(uintptr_t lo, uintptr_t hi);
 __attribute__((constructor)) static void register_buffer_access(void) {
   hrace__buffer_access_hook = buffer_access;
+  hrace__window_leaving_hook = window_leaving;
   hrace__nb_track_hook = buffers_track;
   hrace__nb_done_hook = buffers_done;
 }
@@ -288,12 +302,13 @@ static region_t *region_at(const hrace_range_t *fr) {
   return g->live && g->lo == fr->lo && g->hi == fr->hi ? g : NULL;
 }
 
-/* The bytes of span s that lie in this process's windows go to their shadow. */
-static void into_windows(hrace_inflight_t *o, span_t *s) {
-  hrace_range_t stack[8], *rs;
-  unsigned nr = tracked(s->lo, s->hi, stack, 8, &rs);
-  for (unsigned i = 0; i < nr; i++) {
-    const hrace_range_t *fr = &rs[i];
+/* The bytes of span s that lie in this process's windows go to their shadow. `wins` holds the
+ * tracked ranges the issue's look-up found over s's hull (nw of them), or is NULL: look up. */
+static void into_windows(hrace_inflight_t *o, span_t *s, const hrace_range_t *wins, unsigned nw) {
+  hrace_range_t stack[8], *rs = NULL;
+  if (!wins) nw = tracked(s->lo, s->hi, stack, 8, &rs), wins = rs;
+  for (unsigned i = 0; i < nw; i++) {
+    const hrace_range_t *fr = &wins[i];
     if (fr->kind != HRACE_TRACK_WINDOW) continue;
     hrace_shadow_t *cells = fr->owner;
     for (uint32_t j = 0; j < s->n; j++) {
@@ -308,12 +323,31 @@ static void into_windows(hrace_inflight_t *o, span_t *s) {
                            hrace__race_sink, cells);
     }
   }
-  if (rs != stack) free(rs);
+  if (rs && rs != stack) free(rs);
+}
+
+/* Does the union of the window ranges among rs[0..nr) (address order) hold every byte of s? */
+static int all_in_windows(const span_t *s, const hrace_range_t *rs, unsigned nr) {
+  for (uint32_t j = 0; j < s->n; j++) {
+    uintptr_t at = (uintptr_t)s->r[2 * j], b = at + (uintptr_t)s->r[2 * j + 1];
+    for (unsigned i = 0; i < nr && at < b; i++) {
+      if (rs[i].kind != HRACE_TRACK_WINDOW) continue;
+      if (rs[i].lo > at) break;   /* sorted by lo: nothing later holds byte `at` */
+      if (rs[i].hi > at) at = rs[i].hi;
+    }
+    if (at < b) return 0;
+  }
+  return 1;
 }
 
 static void on_request_done(void *arg, MPI_Request req, const MPI_Status *status);
 static void finish(hrace_inflight_t *o, region_t **gone);
 static void untrack(region_t *gone);
+
+/* Records and regions come from blocks of SLAB, never freed (owners handed to the filter stay
+ * valid, see the top): an epoch of 64 000 puts from distinct buffers made a malloc for each
+ * of both, ~400 instructions apiece through the interposed allocator (access/alloc.c). */
+enum { SLAB = 64 };
 
 /* Caller holds mu. The live region of hull [lo, hi), created (and tracked) if new: `found`,
  * the one issue's look-up met (every live region is in the filter, tracked under mu, so that
@@ -323,9 +357,13 @@ static region_t *region_of(uintptr_t lo, uintptr_t hi, region_t *found, int *cre
     if (found->idle) idle_unlink(found);
     return found;
   }
+  if (!free_regions) {
+    region_t *b = malloc(SLAB * sizeof *b);
+    if (!b) abort();
+    for (unsigned i = 0; i < SLAB; i++) b[i].next = free_regions, free_regions = &b[i];
+  }
   region_t *g = free_regions;
-  if (g) free_regions = g->next;
-  else if (!(g = calloc(1, sizeof *g))) abort();
+  free_regions = g->next;
   *g = (region_t){ .what = HRACE_BUF_OP, .live = 1, .lo = lo, .hi = hi, .next = regions };
   if (regions) regions->prev = g;
   regions = g;
@@ -333,26 +371,53 @@ static region_t *region_of(uintptr_t lo, uintptr_t hi, region_t *found, int *cre
   return g;
 }
 
+/* Caller holds mu. Span s of a live record enters region g. */
+static void region_join(region_t *g, span_t *s) {
+  s->reg = g;
+  s->rprev = NULL;
+  s->rnext = g->spans;
+  if (s->rnext) s->rnext->rprev = s;
+  g->spans = s;
+  g->nwriters += s->writes != 0;
+  atomic_fetch_add_explicit(&g->busy, 1, memory_order_release);
+}
+
 /* Check new operation n (its spans built) against everything in flight, then track it. A
  * joinable one (an RMA operation without a request) may join an equal record instead. The
  * RMA bits (own windows' shadow, the history of earlier accesses) need n->w. Returns the
- * live record, or NULL if n joined one. */
+ * live record, or NULL if n joined one.
+ *
+ * A span whose every byte lies in this process's windows (the wavefront's put of a row's last
+ * value, a get into the local window) gets no region: its descriptor in the windows' shadow
+ * (into_windows) finds every conflicting load, store and operation there, and the buffer
+ * checks skip such bytes anyway (one race, one report). So such an operation changes nothing
+ * in the filter: no range added at issue, none removed at completion, no version change that
+ * every thread's caches would miss on (a PSCW epoch with one put from window memory spent
+ * ~3 100 instructions in the removal alone). Should the window leave the filter while the
+ * span is in flight, window_leaving (below) gives it its region then. */
+enum { WIN_KEEP = 4 };   /* window ranges kept per span from the issue's look-up */
 static hrace_inflight_t *issue(hrace_inflight_t *n, int joinable) {
   pthread_mutex_lock(&mu);
   /* Two operations in flight over the same bytes, one of them writing: a race (both are in
    * flight now, see the top of this file). The same look-up says which spans meet a window
-   * of this process (`inwin`): only those go into its shadow, so that a buffer far from
-   * every window costs no second look-up, and which region already tracks each span's hull
-   * (`hull`), so that finding it costs no third (a compare-and-swap's three buffers took
-   * nine filter look-ups per call). */
-  unsigned inwin = 0;
+   * of this process (`inwin`; their window ranges in `wins` for into_windows) and which lie
+   * in windows entirely (`inside`: no region), and which region already tracks each span's
+   * hull (`hull`), so that finding it costs no second look-up (a compare-and-swap's three
+   * buffers took nine filter look-ups per call). */
+  unsigned inwin = 0, inside = 0;
   region_t *hull[3] = { NULL, NULL, NULL };   /* the live region of each span's hull, if any */
+  hrace_range_t wins[3][WIN_KEEP];
+  unsigned nwin[3] = { 0, 0, 0 };             /* above WIN_KEEP: into_windows looks again */
   for (unsigned j = 0; j < n->nspan; j++) {
     const span_t *ns = &n->span[j];
     hrace_range_t stack[8], *rs;
     unsigned nr = tracked(ns->lo, ns->hi, stack, 8, &rs);
     for (unsigned i = 0; i < nr; i++) {
-      if (rs[i].kind == HRACE_TRACK_WINDOW) inwin |= 1u << j;
+      if (rs[i].kind == HRACE_TRACK_WINDOW) {
+        inwin |= 1u << j;
+        if (nwin[j] < WIN_KEEP) wins[j][nwin[j]] = rs[i];
+        nwin[j]++;
+      }
       region_t *g = region_at(&rs[i]);
       if (g && !hull[j] && g->lo == ns->lo && g->hi == ns->hi) hull[j] = g;
       if (!g || (!g->nwriters && !ns->writes)) continue;
@@ -367,8 +432,10 @@ static hrace_inflight_t *issue(hrace_inflight_t *n, int joinable) {
         report(s, &now, at);
       }
     }
+    if ((inwin & (1u << j)) && all_in_windows(ns, rs, nr)) inside |= 1u << j;
     if (rs != stack) free(rs);
   }
+#define WINS(j) (nwin[j] <= WIN_KEEP ? wins[j] : NULL), nwin[j]
   if (joinable) {
     uint64_t h = op_hash(n);
     hrace_inflight_t *o = hrace_map_find(&same, h, op_eq, n);
@@ -376,8 +443,8 @@ static hrace_inflight_t *issue(hrace_inflight_t *n, int joinable) {
       /* Checked against every operation in flight above; what it would record in the local
        * windows' shadow and the history check are made under the record it joins. */
       for (unsigned j = 0; j < o->nspan; j++) {
-        free(n->span[j].r);
-        if (inwin & (1u << j)) into_windows(o, &o->span[j]);   /* equal spans: equal bytes */
+        span_drop(&n->span[j]);
+        if (inwin & (1u << j)) into_windows(o, &o->span[j], WINS(j));   /* equal spans */
         if (hrace__filter_history())
           hrace__history_check(o->span[j].r, o->span[j].n, span_aid(o, &o->span[j]),
                                hrace__thread_view(), hrace__history_report, &o->w->cells);
@@ -388,10 +455,16 @@ static hrace_inflight_t *issue(hrace_inflight_t *n, int joinable) {
     n->indexed = 1;
     n->hash = h;
   }
+  if (!freelist) {
+    hrace_inflight_t *b = malloc(SLAB * sizeof *b);
+    if (!b) abort();
+    for (unsigned i = 0; i < SLAB; i++) b[i].next = freelist, freelist = &b[i];
+  }
   hrace_inflight_t *o = freelist;
-  if (o) freelist = o->next;
-  else if (!(o = malloc(sizeof *o))) abort();
-  *o = *n;
+  freelist = o->next;
+  /* The record and its spans in use, not all three (a copy of the whole was ~240 of a put's
+   * instructions). */
+  memcpy(o, n, offsetof(hrace_inflight_t, span) + n->nspan * sizeof n->span[0]);
   o->next = live;
   if (live) live->prev = o;
   live = o;
@@ -400,18 +473,19 @@ static hrace_inflight_t *issue(hrace_inflight_t *n, int joinable) {
   int nadded = 0, woke = 0;
   for (unsigned j = 0; j < o->nspan; j++) {
     span_t *s = &o->span[j];
-    int created = 0;
+    if (n->span[j].r == n->span[j].one) s->r = s->one;   /* moved with the record */
     s->op = o;
-    woke |= hull[j] && hull[j]->idle;
-    s->reg = region_of(s->lo, s->hi, hull[j], &created);
-    s->rnext = s->reg->spans;
-    if (s->rnext) s->rnext->rprev = s;
-    s->reg->spans = s;
-    s->reg->nwriters += s->writes != 0;
-    atomic_fetch_add_explicit(&s->reg->busy, 1, memory_order_release);
-    if (created) added[nadded++] = s->reg;
-    if (inwin & (1u << j)) into_windows(o, s);
+    s->reg = NULL;
+    s->rprev = s->rnext = NULL;
+    if (!(inside & (1u << j))) {
+      int created = 0;
+      woke |= hull[j] && hull[j]->idle;
+      region_join(region_of(s->lo, s->hi, hull[j], &created), s);
+      if (created) added[nadded++] = s->reg;
+    }
+    if (inwin & (1u << j)) into_windows(o, s, WINS(j));
   }
+#undef WINS
   /* An idle region in flight again: a thread that found it idle skips it until the filter's
    * version changes (access/filter.h), so it changes now, after the count above: a thread
    * that reads the new version finds the count too. */
@@ -431,16 +505,38 @@ static hrace_inflight_t *issue(hrace_inflight_t *n, int joinable) {
   return o;
 }
 
+/* hrace__window_leaving_hook (access/filter.h): window memory [lo, hi) is about to leave the
+ * filter (MPI_Win_free, MPI_Win_detach) while it still is tracked. A span in flight there that
+ * had no region (every byte in windows, see issue) gets one now, before the window's range
+ * goes: from then on the buffer's own range answers for it, as for any other buffer. */
+static void window_leaving(uintptr_t lo, uintptr_t hi) {
+  pthread_mutex_lock(&mu);
+  for (hrace_inflight_t *o = live; o; o = o->next)
+    for (unsigned j = 0; j < o->nspan; j++) {
+      span_t *s = &o->span[j];
+      if (s->reg || s->lo >= hi || lo >= s->hi) continue;
+      int created = 0;
+      region_join(region_of(s->lo, s->hi, NULL, &created), s);
+      hrace__filter_add(s->lo, s->hi, HRACE_TRACK_BUFFER, s->reg);
+    }
+  pthread_mutex_unlock(&mu);
+}
+
 void hrace__buffers_issue(const hrace_rma_call_t *c, const hrace_srcloc_t *site) {
   hrace_inflight_t n = { .live = 1, .w = c->w, .target = c->target,
                          .req = c->req ? *c->req : MPI_REQUEST_NULL, .op = c->op,
                          .thread = hrace__thread()->tid, .site = site };
   for (int b = 0; b < c->nbuf; b++) {
     const hrace_rma_buf_t *ub = &c->buf[b];
-    uint64_t *r;
-    uint32_t k;
-    if (ub->count <= 0 || hrace__type_ranges(ub->dt, ub->count, &r, &k) != MPI_SUCCESS || !k) continue;
-    span_t *s = &n.span[n.nspan++];
+    span_t *s = &n.span[n.nspan];
+    uint64_t *r = NULL;
+    uint32_t k = 0;
+    if (ub->count <= 0 ||
+        hrace__type_ranges_in(ub->dt, ub->count, s->one, &r, &k) != MPI_SUCCESS || !k) {
+      if (r != s->one) free(r);
+      continue;
+    }
+    n.nspan++;
     s->r = r;
     s->n = k;
     s->writes = ub->writes;
@@ -542,34 +638,35 @@ static void finish(hrace_inflight_t *o, region_t **gone) {
       a->exporter = e;
       hrace__access_complete(a, now);
     }
+    span_drop(s);
     region_t *g = s->reg;
+    if (!g) continue;   /* in windows only (issue) */
     if (s->rprev) s->rprev->rnext = s->rnext;
     else g->spans = s->rnext;
     if (s->rnext) s->rnext->rprev = s->rprev;
     g->nwriters -= s->writes != 0;
     atomic_fetch_sub_explicit(&g->busy, 1, memory_order_release);
-    if (!g->spans) {
-      /* Idle (see IDLE_MAX): the most recently emptied first; the oldest leaves. */
-      g->idle = 1;
-      g->iprev = NULL;
-      g->inext = idle_head;
-      if (idle_head) idle_head->iprev = g;
-      else idle_tail = g;
-      idle_head = g;
-      if (++nidle > IDLE_MAX) {
-        g = idle_tail;
-        idle_unlink(g);
-        g->live = 0;
-        g->gone = 1;
-        if (g->prev) g->prev->next = g->next;
-        else regions = g->next;
-        if (g->next) g->next->prev = g->prev;
-        g->prev = NULL;
-        g->next = *gone;
-        *gone = g;
-      }
+    if (g->spans) continue;
+    /* Idle (see IDLE_MAX): the most recently emptied first; the oldest leave. */
+    g->idle = 1;
+    g->iprev = NULL;
+    g->inext = idle_head;
+    if (idle_head) idle_head->iprev = g;
+    else idle_tail = g;
+    idle_head = g;
+    if (++nidle <= IDLE_MAX + IDLE_BATCH) continue;
+    while (nidle > IDLE_MAX) {
+      g = idle_tail;
+      idle_unlink(g);
+      g->live = 0;
+      g->gone = 1;
+      if (g->prev) g->prev->next = g->next;
+      else regions = g->next;
+      if (g->next) g->next->prev = g->prev;
+      g->prev = NULL;
+      g->next = *gone;
+      *gone = g;
     }
-    free(s->r);
   }
   if (o->indexed) hrace_map_remove(&same, o->hash, o);
   o->indexed = 0;

@@ -440,7 +440,8 @@ void hrace__rma_begin(MPI_Win win, hrace_rma_call_t *c, uintptr_t pc) {
     hrace__report_misuse(pc, "%s to rank %d outside an access epoch on window %s (no fence, "
                          "lock, lock_all or %s opened one)", what, c->target, w->name,
                          started ? "MPI_Win_start naming that rank" : "MPI_Win_start");
-  if (hrace__type_ranges(c->tdt, c->tcount, &c->ranges, &c->nranges) != MPI_SUCCESS) return;
+  if (hrace__type_ranges_in(c->tdt, c->tcount, c->one, &c->ranges, &c->nranges) != MPI_SUCCESS)
+    return;
   uint64_t lo = 0, hi = 0;
   if (w->kind != HRACE_WIN_DYNAMIC) {
     uint64_t du = (uint64_t)w->disp_units[c->target], size = w->sizes[c->target];
@@ -561,7 +562,7 @@ void hrace__rma_end(hrace_rma_call_t *c, int rc) {
     if (rs.on) remember(c);
   }
   rs.on = 0;
-  if (c->ranges) free(c->ranges);
+  if (c->ranges != c->one) free(c->ranges);
   c->ranges = NULL;
 }
 

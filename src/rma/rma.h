@@ -36,6 +36,7 @@ typedef struct hrace_rma_call {
   /* Filled by hrace__rma_begin. */
   hrace_win_t *w;              /* NULL: nothing to do (inactive, unknown window, PROC_NULL) */
   uint64_t *ranges;            /* target byte ranges relative to disp * disp_unit */
+  uint64_t one[2];             /* ranges of a contiguous target type (no malloc, type.h) */
   uint32_t nranges;
   uintptr_t pc;
 } hrace_rma_call_t;

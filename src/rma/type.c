@@ -136,6 +136,11 @@ static int shape_of(MPI_Datatype dt, int *size, MPI_Aint *extent, MPI_Aint *tlb,
 }
 
 int hrace__type_ranges(MPI_Datatype dt, int count, uint64_t **ranges, uint32_t *n) {
+  return hrace__type_ranges_in(dt, count, NULL, ranges, n);
+}
+
+int hrace__type_ranges_in(MPI_Datatype dt, int count, uint64_t *one, uint64_t **ranges,
+                          uint32_t *n) {
   int size, rc;
   MPI_Aint extent, tlb, textent;
   *ranges = NULL;
@@ -143,7 +148,7 @@ int hrace__type_ranges(MPI_Datatype dt, int count, uint64_t **ranges, uint32_t *
   if ((rc = shape_of(dt, &size, &extent, &tlb, &textent)) != MPI_SUCCESS) return rc;
   if (count <= 0 || size == 0) return MPI_SUCCESS;
   if ((MPI_Aint)size == textent && (count == 1 || extent == textent)) {
-    *ranges = malloc(2 * sizeof(uint64_t));
+    *ranges = one ? one : malloc(2 * sizeof(uint64_t));
     if (!*ranges) abort();
     (*ranges)[0] = (uint64_t)tlb;
     (*ranges)[1] = (uint64_t)size * (uint64_t)count;

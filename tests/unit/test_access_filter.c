@@ -4,7 +4,7 @@
  * the compatibility copy, the part of a range no other meets around an access, the page table
  * behind the bounds (bits set with the slack, kept while another range holds a byte of the
  * page, cleared after the last one), and readers that never miss a live range while a writer
- * adds and removes others. */
+ * adds and removes others; the hook called before a window's range leaves. */
 #include <pthread.h>
 #include <stdlib.h>
 
@@ -252,12 +252,47 @@ static void test_readers(void) {
   hrace__filter_remove(OW(250));
 }
 
+/* hrace__window_leaving_hook: called once per window range of the removed owner, with its
+ * bounds, while the range is still in the filter, and free to add ranges (no lock held); not
+ * for a buffer range. */
+static uintptr_t seen_lo[4], seen_hi[4];
+static unsigned nseen, still_there;
+static void leaving(uintptr_t lo, uintptr_t hi) {
+  hrace_range_t r[8];
+  if (nseen < 4) seen_lo[nseen] = lo, seen_hi[nseen] = hi;
+  nseen++;
+  unsigned n = find(lo, hi - lo, r);
+  for (unsigned i = 0; i < n && i < 8; i++)
+    if (r[i].lo == lo && r[i].hi == hi && r[i].kind == HRACE_TRACK_WINDOW) still_there++;
+  hrace__filter_add(lo + 8, lo + 16, HRACE_TRACK_BUFFER, OW(11));   /* a buffer takes over */
+}
+
+static void test_window_leaving(void) {
+  hrace_range_t r[8];
+  hrace__window_leaving_hook = leaving;
+  hrace__filter_add(A, A + 100, HRACE_TRACK_WINDOW, OW(10));
+  hrace__filter_add(A + 200, A + 300, HRACE_TRACK_BUFFER, OW(12));
+  hrace__filter_remove(OW(12));
+  is_int(0, nseen, "removing a buffer range calls no hook");
+  hrace__filter_remove(OW(10));
+  is_int(1, nseen, "removing a window calls the hook once");
+  ok(seen_lo[0] == A && seen_hi[0] == A + 100, "with the window's bounds");
+  is_int(1, still_there, "while the window is still tracked");
+  is_int(1, find(A + 10, 1, r), "after: only the range the hook added is there");
+  ok(r[0].owner == OW(11) && r[0].kind == HRACE_TRACK_BUFFER, "(the buffer)");
+  hrace__filter_remove(OW(11));
+  is_int(1, nseen, "its removal calls no hook");
+  hrace__window_leaving_hook = NULL;
+  is_int(0, hrace__filter_find(A, 1000, r, 8), "nothing left");
+}
+
 int main(void) {
   test_basics();
   test_many();
   test_remove_if();
   test_alone();
   test_pages();
+  test_window_leaving();
   test_readers();
   return tap_done();
 }
