@@ -416,13 +416,21 @@ static void open_out(out_t *o, int peer, int kind) {
  * alike on the wavefront at load 2; 20 us leaves room for a look that probes MPI). */
 #define LOOK_FRESH_NS 20000L
 
+/* A quiet request rings anyway once its ring holds this much: the receiver's progress thread
+ * then empties it before a writer finds it full and has to wait for that (ring_write). */
+#define QUIET_MAX (ring_size / 2)
+
 /* After publishing into o's ring: ring the doorbell if no reader of the receiver is looking.
  * The fence orders the publication before the look at `polling` (docs/design.md, "hrace's own
  * traffic": either the receiver's last reader, leaving, sees the bytes, or this sees it gone). A
  * full socket holds doorbells the receiver has not read yet: it will look anyway. */
 static void ring_bell(out_t *o, int quiet) {
   atomic_thread_fence(memory_order_seq_cst);
-  if (quiet && atomic_load_explicit(&o->ctl->waiting, memory_order_relaxed) == 0) return;
+  if (quiet && atomic_load_explicit(&o->ctl->waiting, memory_order_relaxed) == 0 &&
+      atomic_load_explicit(&o->ring->head, memory_order_relaxed) -
+              atomic_load_explicit(&o->ring->tail, memory_order_relaxed) <
+          QUIET_MAX)
+    return;
   if (atomic_load_explicit(&o->ctl->polling, memory_order_relaxed) > 0 &&
       hrace__spin_now() - atomic_load_explicit(&o->ctl->alive_ns, memory_order_relaxed) <
           LOOK_FRESH_NS)
@@ -1004,6 +1012,16 @@ int hrace__chan_help(int requests) {
       got = 1;
     }
   self_seen = self_now;
+  pthread_mutex_unlock(&rd_mu);
+  return got;
+}
+
+int hrace__chan_serve_quiet(void) {
+  if (!me_ctl || !rings_pending() || pthread_mutex_trylock(&rd_mu)) return 0;
+  int go = 1, got = 0;
+  hrace_chan_fn fn = serve_fn;
+  if (nbacklog) flush_replies();
+  if (fn) got = read_rings(fn, 1, &go);   /* fn never stops on a helper (chan.h) */
   pthread_mutex_unlock(&rd_mu);
   return got;
 }

@@ -252,6 +252,7 @@ static hrace_win_t *flush_window(MPI_Win win, int target, const char *what, uint
 }
 
 int hrace__h_win_flush(int target, MPI_Win win, int active, uintptr_t ret) {
+  if (active) hrace__chan_serve_quiet();
   hrace_win_t *w = active ? flush_window(win, target, "MPI_Win_flush", hrace__caller(ret)) : NULL;
   int rc = PMPI_Win_flush(target, win);
   if (w && rc == MPI_SUCCESS) hrace__rma_complete(w, target);
@@ -259,6 +260,7 @@ int hrace__h_win_flush(int target, MPI_Win win, int active, uintptr_t ret) {
 }
 
 int hrace__h_win_flush_all(MPI_Win win, int active, uintptr_t ret) {
+  if (active) hrace__chan_serve_quiet();
   hrace_win_t *w = active ? flush_window(win, -1, "MPI_Win_flush_all", hrace__caller(ret)) : NULL;
   int rc = PMPI_Win_flush_all(win);
   if (w && rc == MPI_SUCCESS) hrace__rma_complete(w, -1);

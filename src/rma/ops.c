@@ -599,7 +599,7 @@ void hrace__rma_complete_remote(hrace_win_t *w, int target) {
       hrace__win_unlock();
     } else {
       h.reply_tag = HRACE_NO_REPLY;
-      hrace__ctl_send(world, &h, NULL, NULL, NULL, NULL);
+      hrace__ctl_send_quiet(world, &h, NULL);
       hrace__shared_late_complete(world);
     }
     w->dirty[t] = 0;
