@@ -1,7 +1,8 @@
 /* hrace-test
  * ranks: 3
  * expect: race
- * pair: 32 40
+ * pair: 33 41
+ * mpi: openmpi
  * env: OMPI_MCA_osc=ucx
  */
 /* Twin of rma_flush_busy_norace: in the last round rank 2 receives rank 0's message only after
