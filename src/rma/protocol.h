@@ -31,7 +31,9 @@
  * unless the target's next post said it applied it (pscw.c). A flush
  * to another process sends its COMPLETE with reply_tag HRACE_NO_REPLY and does not wait; the next
  * publication of the origin's clock pings the target instead (ops.c, hrace__rma_complete_remote:
- * only that publication can order anything after the completion there). So does an unlock of
+ * only that publication can order anything after the completion there); it goes quiet (no
+ * doorbell), and the target's own next flush applies it unless the ping or its progress thread
+ * comes first (epoch.c, hrace__chan_serve_quiet). So does an unlock of
  * one target; an unlock_all acknowledges COMPLETEs to the targets with records first (epoch.c,
  * release). Records of
  * operations a process targets at itself, and forwarded accesses, are followed by a PING before the
@@ -122,11 +124,12 @@ void hrace__ctl_send(int target, const hrace_msg_t *h, const uint64_t *ranges,
 void hrace__ctl_send_blob(int target, const hrace_msg_t *h, const uint64_t *ranges,
                           const hrace_vc_t *vc, const char *func, const char *file,
                           const void *blob);
-/* As hrace__ctl_send, for a POST, or a DONE that wants no reply: only the target's thread
- * waiting for the deposit needs it soon (its MPI_Win_start / MPI_Win_wait reads the channel
- * itself, pscw.c), and every later request from this process rings anyway, so the target's
+/* As hrace__ctl_send, for a POST, a DONE that wants no reply, or a flush's unacknowledged
+ * COMPLETE: only the target's thread waiting for the deposit needs it soon (its MPI_Win_start /
+ * MPI_Win_wait reads the channel itself, pscw.c), or the ping before this process's next
+ * clock publication, and every later request from this process rings anyway, so the target's
  * progress thread is not woken for it while nobody there waits (core/chan.h,
- * hrace__chan_send_quiet). */
+ * hrace__chan_send_quiet); a target's flush applies what waits (hrace__chan_serve_quiet). */
 void hrace__ctl_send_quiet(int target, const hrace_msg_t *h, const hrace_vc_t *vc);
 /* Wait for this thread's reply of `type` from `target`; join the clock it carries (GRANT)
  * into `got` if not NULL. */
