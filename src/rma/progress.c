@@ -250,10 +250,39 @@ void hrace__rma_apply(hrace_win_t *w, const hrace_msg_t *h, const uint64_t *rang
 
 /* The origin's frames travel as the blob (hrace__site_pack); without them (or malformed)
  * the call's own location stands alone. */
+/* A record's site comes packed (core/race.h, hrace__site_pack), and unpacking and interning it
+ * cost about 575 instructions per record, a sixth of what the target spends on a hash table's
+ * record. An origin sends few distinct sites (one per call site and stack), so the last
+ * SITE_WAYS of each origin (by rank, modulo SITE_ORIGINS) are remembered by their bytes;
+ * interned sites live as long as the process. Under the registry lock, as every handler. */
+#define SITE_ORIGINS 64
+#define SITE_WAYS 4
+#define SITE_MAX 1024   /* longer packed sites are unpacked every time */
+static struct site_memo {
+  uint32_t len[SITE_WAYS];
+  char *bytes[SITE_WAYS];
+  const hrace_srcloc_t *site[SITE_WAYS];
+  unsigned next;
+} site_memo[SITE_ORIGINS];
+
+static const hrace_srcloc_t *site_of(int origin, const char *blob, uint32_t len) {
+  struct site_memo *m = &site_memo[(unsigned)origin % SITE_ORIGINS];
+  for (unsigned i = 0; i < SITE_WAYS; i++)
+    if (m->len[i] == len && m->bytes[i] && !memcmp(m->bytes[i], blob, len)) return m->site[i];
+  const hrace_srcloc_t *site = hrace__site_unpack(blob, len);
+  if (!site || len > SITE_MAX) return site;
+  unsigned k = m->next++ % SITE_WAYS;
+  char *copy = realloc(m->bytes[k], len);
+  if (!copy) abort();
+  memcpy(copy, blob, len);
+  m->bytes[k] = copy, m->len[k] = len, m->site[k] = site;
+  return site;
+}
+
 static void on_op(hrace_win_t *w, const hrace_msg_t *h, const uint64_t *ranges,
                   const hrace_clk_t *vc, const char *func, const char *file, const char *blob) {
   hrace_vc_t view = { .n = h->vc_n, .c = (hrace_clk_t *)vc };   /* no local part: remote */
-  const hrace_srcloc_t *site = h->blob_len ? hrace__site_unpack(blob, h->blob_len) : NULL;
+  const hrace_srcloc_t *site = h->blob_len ? site_of(h->origin, blob, h->blob_len) : NULL;
   if (!site) site = hrace__site_intern(func, file, h->line);
   hrace__rma_apply(w, h, ranges, &view, site);
 }
