@@ -259,8 +259,6 @@ void hrace__rma_apply(hrace_win_t *w, const hrace_msg_t *h, const uint64_t *rang
   if (share) hrace_map_add(&w->merge, mh, (void *)(uintptr_t)aid);
 }
 
-/* The origin's frames travel as the blob (hrace__site_pack); without them (or malformed)
- * the call's own location stands alone. */
 /* A record's site comes packed (core/race.h, hrace__site_pack), and unpacking and interning it
  * cost about 575 instructions per record, a sixth of what the target spends on a hash table's
  * record. An origin sends few distinct sites (one per call site and stack), so the last
@@ -290,6 +288,8 @@ static const hrace_srcloc_t *site_of(int origin, const char *blob, uint32_t len)
   return site;
 }
 
+/* The origin's frames travel as the blob (hrace__site_pack); without them (or malformed)
+ * the call's own location stands alone. */
 static void on_op(hrace_win_t *w, const hrace_msg_t *h, const uint64_t *ranges,
                   const hrace_clk_t *vc, const char *func, const char *file, const char *blob) {
   hrace_vc_t view = { .n = h->vc_n, .c = (hrace_clk_t *)vc };   /* no local part: remote */
