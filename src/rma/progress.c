@@ -96,6 +96,7 @@ static void raw_send_q(int target, const hrace_msg_t *h, const uint64_t *ranges,
    * Operation records may wait for the completion message that always follows them: one write
    * per batch (bench/README.md, "RMA"). */
   if (h->type == HRACE_MSG_OP) hrace__chan_send_lazy(target, HRACE_CHAN_CTL, buf, (size_t)n);
+  else if (quiet == 2) hrace__chan_send_served(target, HRACE_CHAN_CTL, buf, (size_t)n);
   else if (quiet) hrace__chan_send_quiet(target, HRACE_CHAN_CTL, buf, (size_t)n);
   else hrace__chan_send(target, HRACE_CHAN_CTL, buf, (size_t)n, NULL, 0);
   if (buf != room) free(buf);
@@ -121,6 +122,11 @@ void hrace__ctl_send(int target, const hrace_msg_t *h, const uint64_t *ranges,
 void hrace__ctl_send_quiet(int target, const hrace_msg_t *h, const hrace_vc_t *vc) {
   hrace__shared_flush_to(target);
   raw_send_q(target, h, NULL, vc, NULL, NULL, NULL, 1);
+}
+
+void hrace__ctl_send_served(int target, const hrace_msg_t *h) {
+  hrace__shared_flush_to(target);
+  raw_send_q(target, h, NULL, NULL, NULL, NULL, NULL, 2);
 }
 
 void hrace__ctl_wait_reply(int target, uint32_t type, hrace_vc_t *got) {

@@ -124,13 +124,17 @@ void hrace__ctl_send(int target, const hrace_msg_t *h, const uint64_t *ranges,
 void hrace__ctl_send_blob(int target, const hrace_msg_t *h, const uint64_t *ranges,
                           const hrace_vc_t *vc, const char *func, const char *file,
                           const void *blob);
-/* As hrace__ctl_send, for a POST, a DONE that wants no reply, or a flush's unacknowledged
- * COMPLETE: only the target's thread waiting for the deposit needs it soon (its MPI_Win_start /
- * MPI_Win_wait reads the channel itself, pscw.c), or the ping before this process's next
- * clock publication, and every later request from this process rings anyway, so the target's
+/* As hrace__ctl_send, for a POST, or a DONE that wants no reply: only the target's thread
+ * waiting for the deposit needs it soon (its MPI_Win_start / MPI_Win_wait reads the channel
+ * itself, pscw.c), and every later request from this process rings anyway, so the target's
  * progress thread is not woken for it while nobody there waits (core/chan.h,
- * hrace__chan_send_quiet); a target's flush applies what waits (hrace__chan_serve_quiet). */
+ * hrace__chan_send_quiet). */
 void hrace__ctl_send_quiet(int target, const hrace_msg_t *h, const hrace_vc_t *vc);
+/* As hrace__ctl_send_quiet, for a flush's unacknowledged COMPLETE: only the ping before this
+ * process's next clock publication needs it applied, and the ping rings; the target's own
+ * flushes apply it meanwhile (epoch.c, hrace__chan_serve_quiet). One in eight rings anyway
+ * (core/chan.h, hrace__chan_send_served). */
+void hrace__ctl_send_served(int target, const hrace_msg_t *h);
 /* Wait for this thread's reply of `type` from `target`; join the clock it carries (GRANT)
  * into `got` if not NULL. */
 void hrace__ctl_wait_reply(int target, uint32_t type, hrace_vc_t *got);
