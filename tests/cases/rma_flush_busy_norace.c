@@ -6,8 +6,8 @@
  */
 /* A target whose main thread is busy inside an MPI call that reads none of hrace's messages
  * (MPI_Recv) while origins flush operations to it: the flushes' COMPLETEs and records are
- * quiet requests (core/chan.h, hrace__chan_send_quiet) that nobody reads until someone needs
- * them applied. Each round rank 0 counts in rank 1's x[0] with a fetch-and-op and swaps x[1]
+ * quiet requests (core/chan.h, hrace__chan_send_served: one in eight rings) that nobody reads
+ * until someone needs them applied. Each round rank 0 counts in rank 1's x[0] with a fetch-and-op and swaps x[1]
  * with a compare-and-swap, each flushed, and tells rank 2, whose put into the same x[0] is
  * ordered after the fetch-and-op by that message; then rank 2 tells ranks 1 and 0 that the round
  * is over. Rank 0's message publishes its clock, which pings rank 1 first; the ping rings, and

@@ -4,14 +4,15 @@
  * env: OMPI_MCA_osc=ucx
  */
 /* A flush's COMPLETE and the records before it go to another process as a quiet request (no
- * doorbell, core/chan.h hrace__chan_send_quiet), and the target's own thread applies them at
- * its next MPI_Win_flush (hrace__chan_serve_quiet, src/rma/epoch.c): the hash table's shape,
- * both ranks a compare-and-swap and a fetch-and-op with a flush each on the other, 3000 times.
+ * doorbell but for one in eight, core/chan.h hrace__chan_send_served), and the target's own
+ * thread applies them at its next MPI_Win_flush (hrace__chan_serve_quiet, src/rma/epoch.c):
+ * the hash table's shape, both ranks a compare-and-swap and a fetch-and-op with a flush each
+ * on the other, 3000 times.
  * Then rank 0 counts each of rank 1's slots once more while rank 1 waits in MPI_Recv (which
  * reads no ring), and tells it: rank 1's loads of the counters are ordered after every
  * fetch-and-op only because rank 0's message publishes its clock, which pings rank 1 first
- * (the delivery invariant, docs/rma.md). Without that ping for a quiet COMPLETE, the last 64
- * records are still in rank 1's ring when it loads. osc/ucx: Open MPI 4.1.4's osc/rdma
+ * (the delivery invariant, docs/rma.md). Without that ping for a quiet COMPLETE, the last of
+ * the 64 records may still be in rank 1's ring when it loads. osc/ucx: Open MPI 4.1.4's osc/rdma
  * segfaults in MPI_Compare_and_swap under lock_all here. Twin: rma_flush_serve_race. */
 #include <mpi.h>
 #include <stdio.h>
