@@ -156,6 +156,7 @@ typedef struct out {
   pthread_mutex_t mu;
   char *lazy;                  /* messages that may wait (hrace__chan_send_lazy) */
   size_t nlazy, caplazy;
+  unsigned nserved;            /* requests sent by hrace__chan_send_served (under mu) */
 } out_t;
 static out_t *req, *rep;
 static _Atomic int nlazy_peers;   /* peers with lazy messages waiting */
@@ -416,13 +417,27 @@ static void open_out(out_t *o, int peer, int kind) {
  * alike on the wavefront at load 2; 20 us leaves room for a look that probes MPI). */
 #define LOOK_FRESH_NS 20000L
 
+/* A quiet request rings anyway once its ring holds this much: the receiver's progress thread
+ * then empties it before a writer finds it full and has to wait for that (ring_write). */
+#define QUIET_MAX (ring_size / 2)
+/* Every SERVED_BELL-th request of hrace__chan_send_served to a peer rings as an ordinary one.
+ * With none ringing, a hash table's two busy-polling ranks never slept, and on a loaded
+ * machine fell into plain Open MPI's slow runs (2-4x slower than with a doorbell per flush);
+ * a wake-up now and then keeps them running together (bench/README.md, "Session 17": at load
+ * 7, 0.34-0.68 s against 1.5-3.0 s with none and 0.56-1.12 s with one per flush). */
+#define SERVED_BELL 8
+
 /* After publishing into o's ring: ring the doorbell if no reader of the receiver is looking.
  * The fence orders the publication before the look at `polling` (docs/design.md, "hrace's own
  * traffic": either the receiver's last reader, leaving, sees the bytes, or this sees it gone). A
  * full socket holds doorbells the receiver has not read yet: it will look anyway. */
 static void ring_bell(out_t *o, int quiet) {
   atomic_thread_fence(memory_order_seq_cst);
-  if (quiet && atomic_load_explicit(&o->ctl->waiting, memory_order_relaxed) == 0) return;
+  if (quiet && atomic_load_explicit(&o->ctl->waiting, memory_order_relaxed) == 0 &&
+      atomic_load_explicit(&o->ring->head, memory_order_relaxed) -
+              atomic_load_explicit(&o->ring->tail, memory_order_relaxed) <
+          QUIET_MAX)
+    return;
   if (atomic_load_explicit(&o->ctl->polling, memory_order_relaxed) > 0 &&
       hrace__spin_now() - atomic_load_explicit(&o->ctl->alive_ns, memory_order_relaxed) <
           LOOK_FRESH_NS)
@@ -520,6 +535,7 @@ static void send_req(int peer, int32_t tag, const void *a, size_t na, const void
   if (o->fd < 0) open_out(o, peer, 0);
   /* What waited goes first, in the same write (one order per connection; a completion after
    * its records costs one system call). */
+  if (quiet == 2) quiet = ++o->nserved % SERVED_BELL ? 1 : 0;
   put_after(o, peer, o->lazy, o->nlazy, tag, a, na, b, nb, quiet);
   if (o->nlazy) {
     o->nlazy = 0;
@@ -534,6 +550,10 @@ void hrace__chan_send(int peer, int32_t tag, const void *a, size_t na, const voi
 
 void hrace__chan_send_quiet(int peer, int32_t tag, const void *a, size_t na) {
   send_req(peer, tag, a, na, NULL, 0, 1);
+}
+
+void hrace__chan_send_served(int peer, int32_t tag, const void *a, size_t na) {
+  send_req(peer, tag, a, na, NULL, 0, 2);
 }
 
 void hrace__chan_waiting(int on) {
@@ -1004,6 +1024,16 @@ int hrace__chan_help(int requests) {
       got = 1;
     }
   self_seen = self_now;
+  pthread_mutex_unlock(&rd_mu);
+  return got;
+}
+
+int hrace__chan_serve_quiet(void) {
+  if (!me_ctl || !rings_pending() || pthread_mutex_trylock(&rd_mu)) return 0;
+  int go = 1, got = 0;
+  hrace_chan_fn fn = serve_fn;
+  if (nbacklog) flush_replies();
+  if (fn) got = read_rings(fn, 1, &go);   /* fn never stops on a helper (chan.h) */
   pthread_mutex_unlock(&rd_mu);
   return got;
 }

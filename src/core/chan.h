@@ -47,9 +47,22 @@ void hrace__chan_send_lazy(int peer, int32_t tag, const void *a, size_t na);
 /* A request whose effect only a thread of the peer that waits for it needs soon (a PSCW POST
  * or DONE without reply: the deposit its MPI_Win_start / MPI_Win_wait takes, reading the
  * channel itself), and any later request from this process: through a shared-memory ring it
- * rings no doorbell unless a thread of the peer waits (hrace__chan_waiting), so a peer that
- * computes is not interrupted for it. Sockets and full rings wake the peer as always. */
+ * rings no doorbell unless a thread of the peer waits (hrace__chan_waiting) or the ring is
+ * half full, so a peer that computes is not interrupted for it. Sockets wake the peer as
+ * always. */
 void hrace__chan_send_quiet(int peer, int32_t tag, const void *a, size_t na);
+/* As hrace__chan_send_quiet, for a request that only a later request from this process needs
+ * applied (a flush's unacknowledged COMPLETE: the ping before this process publishes its
+ * clock), and which the peer's own flushes apply meanwhile (hrace__chan_serve_quiet); every
+ * eighth to a peer rings as an ordinary request (chan.c, SERVED_BELL says why). */
+void hrace__chan_send_served(int peer, int32_t tag, const void *a, size_t na);
+/* The calling thread, inside an MPI call of the application's that holds no lock a request's
+ * handler takes (an RMA flush: rma/epoch.c), handles what waits in this process's
+ * shared-memory rings itself, as hrace__chan_help(1) would: the requests sent quiet and never
+ * rung for (a flush's COMPLETE and its records, rma/ops.c) are applied there without a wake-up
+ * of the progress thread. A look at each ring when they are empty (no lock, no system call);
+ * does nothing if another thread reads. Returns whether anything was read. */
+int hrace__chan_serve_quiet(void);
 /* The calling thread starts (on) or stops waiting for the effect of a quiet request, and looks
  * at the channel itself (hrace__chan_help(1)) after this and before each sleep meanwhile. */
 void hrace__chan_waiting(int on);

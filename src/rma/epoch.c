@@ -251,7 +251,13 @@ static hrace_win_t *flush_window(MPI_Win win, int target, const char *what, uint
   return w;
 }
 
+/* A flush first applies the quiet COMPLETEs and records other processes' flushes left in this
+ * process's rings (core/chan.h, hrace__chan_serve_quiet; ops.c, hrace__rma_complete_remote):
+ * a program that flushes per operation is usually the target of others that do, and this
+ * thread, about to wait inside MPI, applies them without a wake-up of the progress thread.
+ * Nothing is held here that a handler takes. */
 int hrace__h_win_flush(int target, MPI_Win win, int active, uintptr_t ret) {
+  if (active) hrace__chan_serve_quiet();
   hrace_win_t *w = active ? flush_window(win, target, "MPI_Win_flush", hrace__caller(ret)) : NULL;
   int rc = PMPI_Win_flush(target, win);
   if (w && rc == MPI_SUCCESS) hrace__rma_complete(w, target);
@@ -259,6 +265,7 @@ int hrace__h_win_flush(int target, MPI_Win win, int active, uintptr_t ret) {
 }
 
 int hrace__h_win_flush_all(MPI_Win win, int active, uintptr_t ret) {
+  if (active) hrace__chan_serve_quiet();
   hrace_win_t *w = active ? flush_window(win, -1, "MPI_Win_flush_all", hrace__caller(ret)) : NULL;
   int rc = PMPI_Win_flush_all(win);
   if (w && rc == MPI_SUCCESS) hrace__rma_complete(w, -1);

@@ -582,7 +582,11 @@ void hrace__rma_complete(hrace_win_t *w, int target) {
  * out at once, with the records before it, not in the lazy buffer: held back until 32 KiB
  * waited, the hash table ran 4-10x slower than with a write per flush (hist dht 2000 2 under
  * load, medians 2.0 s against 0.22 s; the targets' progress threads then took the records
- * and completions in large late batches). */
+ * and completions in large late batches). Seven writes in eight are quiet (protocol.h,
+ * hrace__ctl_send_served): they wake nobody, and the target's own next flush applies them
+ * (epoch.c), or its progress thread when the ping comes; ringing for each flush cost the
+ * hash table a wake-up of the target's progress thread every other flush (bench/README.md,
+ * "Session 17: the hash table's flush per operation"). */
 void hrace__rma_complete_remote(hrace_win_t *w, int target) {
   hrace__rma_dup_reset();
   int lo = target < 0 ? 0 : target, hi = target < 0 ? w->gsize : target + 1;
@@ -600,7 +604,7 @@ void hrace__rma_complete_remote(hrace_win_t *w, int target) {
       hrace__win_unlock();
     } else {
       h.reply_tag = HRACE_NO_REPLY;
-      hrace__ctl_send(world, &h, NULL, NULL, NULL, NULL);
+      hrace__ctl_send_served(world, &h);
       hrace__shared_late_complete(world);
     }
     w->dirty[t] = 0;

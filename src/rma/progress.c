@@ -32,8 +32,12 @@
 
 /* ---- message encoding ---------------------------------------------------------------- */
 
-void *hrace__msg_pack(const hrace_msg_t *h, const uint64_t *ranges, const hrace_vc_t *vc,
-                      const char *func, const char *file, const void *blob, int *bytes) {
+/* As hrace__msg_pack, into `room` (cap bytes) when the message fits there, else into a
+ * malloc'd buffer: a message to send at once needs no allocation (a hash table sends two per
+ * operation; a malloc and free cost about 200 instructions of each). */
+static void *msg_pack_in(const hrace_msg_t *h, const uint64_t *ranges, const hrace_vc_t *vc,
+                         const char *func, const char *file, const void *blob, void *room,
+                         size_t cap, int *bytes) {
   hrace_msg_t hh = *h;
   hh.vc_n = vc ? vc->n : 0;
   hh.func_len = func ? (uint32_t)strlen(func) + 1 : 0;
@@ -41,7 +45,7 @@ void *hrace__msg_pack(const hrace_msg_t *h, const uint64_t *ranges, const hrace_
   if (!blob) hh.blob_len = 0;
   size_t n = sizeof hh + hh.nranges * 2 * sizeof(uint64_t) + hh.vc_n * sizeof(hrace_clk_t) +
              hh.func_len + hh.file_len + hh.blob_len;
-  char *buf = malloc(n), *p = buf;
+  char *buf = n <= cap ? room : malloc(n), *p = buf;
   if (!buf) abort();
   memcpy(p, &hh, sizeof hh), p += sizeof hh;
   if (hh.nranges) memcpy(p, ranges, hh.nranges * 2 * sizeof(uint64_t)), p += hh.nranges * 2 * sizeof(uint64_t);
@@ -51,6 +55,11 @@ void *hrace__msg_pack(const hrace_msg_t *h, const uint64_t *ranges, const hrace_
   if (hh.blob_len) memcpy(p, blob, hh.blob_len), p += hh.blob_len;
   *bytes = (int)n;
   return buf;
+}
+
+void *hrace__msg_pack(const hrace_msg_t *h, const uint64_t *ranges, const hrace_vc_t *vc,
+                      const char *func, const char *file, const void *blob, int *bytes) {
+  return msg_pack_in(h, ranges, vc, func, file, blob, NULL, 0, bytes);
 }
 
 int hrace__msg_unpack(void *buf, int bytes, hrace_msg_t **h, uint64_t **ranges, hrace_clk_t **vc,
@@ -80,15 +89,17 @@ static void raw_send_q(int target, const hrace_msg_t *h, const uint64_t *ranges,
                        const hrace_vc_t *vc, const char *func, const char *file, const void *blob,
                        int quiet) {
   int n;
-  void *buf = hrace__msg_pack(h, ranges, vc, func, file, blob, &n);
+  _Alignas(hrace_msg_t) char room[512];
+  void *buf = msg_pack_in(h, ranges, vc, func, file, blob, room, sizeof room, &n);
   /* The target's progress thread always drains its connections, so this returns as soon as
    * the socket or ring took the message, never waiting on the application (core/chan.h).
    * Operation records may wait for the completion message that always follows them: one write
    * per batch (bench/README.md, "RMA"). */
   if (h->type == HRACE_MSG_OP) hrace__chan_send_lazy(target, HRACE_CHAN_CTL, buf, (size_t)n);
+  else if (quiet == 2) hrace__chan_send_served(target, HRACE_CHAN_CTL, buf, (size_t)n);
   else if (quiet) hrace__chan_send_quiet(target, HRACE_CHAN_CTL, buf, (size_t)n);
   else hrace__chan_send(target, HRACE_CHAN_CTL, buf, (size_t)n, NULL, 0);
-  free(buf);
+  if (buf != room) free(buf);
 }
 
 static void raw_send(int target, const hrace_msg_t *h, const uint64_t *ranges,
@@ -111,6 +122,11 @@ void hrace__ctl_send(int target, const hrace_msg_t *h, const uint64_t *ranges,
 void hrace__ctl_send_quiet(int target, const hrace_msg_t *h, const hrace_vc_t *vc) {
   hrace__shared_flush_to(target);
   raw_send_q(target, h, NULL, vc, NULL, NULL, NULL, 1);
+}
+
+void hrace__ctl_send_served(int target, const hrace_msg_t *h) {
+  hrace__shared_flush_to(target);
+  raw_send_q(target, h, NULL, NULL, NULL, NULL, NULL, 2);
 }
 
 void hrace__ctl_wait_reply(int target, uint32_t type, hrace_vc_t *got) {
@@ -138,9 +154,10 @@ void hrace__ctl_ping(int target) {
 void hrace__ctl_reply(int to, int tag, uint32_t type, const hrace_vc_t *vc) {
   hrace_msg_t h = { .type = type, .origin = hrace__proc.rank };
   int n;
-  void *buf = hrace__msg_pack(&h, NULL, vc, NULL, NULL, NULL, &n);
+  _Alignas(hrace_msg_t) char room[512];
+  void *buf = msg_pack_in(&h, NULL, vc, NULL, NULL, NULL, room, sizeof room, &n);
   hrace__chan_reply(to, tag, buf, (size_t)n);
-  free(buf);
+  if (buf != room) free(buf);
 }
 #define reply hrace__ctl_reply
 
@@ -248,12 +265,41 @@ void hrace__rma_apply(hrace_win_t *w, const hrace_msg_t *h, const uint64_t *rang
   if (share) hrace_map_add(&w->merge, mh, (void *)(uintptr_t)aid);
 }
 
+/* A record's site comes packed (core/race.h, hrace__site_pack), and unpacking and interning it
+ * cost about 575 instructions per record, a sixth of what the target spends on a hash table's
+ * record. An origin sends few distinct sites (one per call site and stack), so the last
+ * SITE_WAYS of each origin (by rank, modulo SITE_ORIGINS) are remembered by their bytes;
+ * interned sites live as long as the process. Under the registry lock, as every handler. */
+#define SITE_ORIGINS 64
+#define SITE_WAYS 4
+#define SITE_MAX 1024   /* longer packed sites are unpacked every time */
+static struct site_memo {
+  uint32_t len[SITE_WAYS];
+  char *bytes[SITE_WAYS];
+  const hrace_srcloc_t *site[SITE_WAYS];
+  unsigned next;
+} site_memo[SITE_ORIGINS];
+
+static const hrace_srcloc_t *site_of(int origin, const char *blob, uint32_t len) {
+  struct site_memo *m = &site_memo[(unsigned)origin % SITE_ORIGINS];
+  for (unsigned i = 0; i < SITE_WAYS; i++)
+    if (m->len[i] == len && m->bytes[i] && !memcmp(m->bytes[i], blob, len)) return m->site[i];
+  const hrace_srcloc_t *site = hrace__site_unpack(blob, len);
+  if (!site || len > SITE_MAX) return site;
+  unsigned k = m->next++ % SITE_WAYS;
+  char *copy = realloc(m->bytes[k], len);
+  if (!copy) abort();
+  memcpy(copy, blob, len);
+  m->bytes[k] = copy, m->len[k] = len, m->site[k] = site;
+  return site;
+}
+
 /* The origin's frames travel as the blob (hrace__site_pack); without them (or malformed)
  * the call's own location stands alone. */
 static void on_op(hrace_win_t *w, const hrace_msg_t *h, const uint64_t *ranges,
                   const hrace_clk_t *vc, const char *func, const char *file, const char *blob) {
   hrace_vc_t view = { .n = h->vc_n, .c = (hrace_clk_t *)vc };   /* no local part: remote */
-  const hrace_srcloc_t *site = h->blob_len ? hrace__site_unpack(blob, h->blob_len) : NULL;
+  const hrace_srcloc_t *site = h->blob_len ? site_of(h->origin, blob, h->blob_len) : NULL;
   if (!site) site = hrace__site_intern(func, file, h->line);
   hrace__rma_apply(w, h, ranges, &view, site);
 }

@@ -31,7 +31,9 @@
  * unless the target's next post said it applied it (pscw.c). A flush
  * to another process sends its COMPLETE with reply_tag HRACE_NO_REPLY and does not wait; the next
  * publication of the origin's clock pings the target instead (ops.c, hrace__rma_complete_remote:
- * only that publication can order anything after the completion there). So does an unlock of
+ * only that publication can order anything after the completion there); it goes quiet (no
+ * doorbell), and the target's own next flush applies it unless the ping or its progress thread
+ * comes first (epoch.c, hrace__chan_serve_quiet). So does an unlock of
  * one target; an unlock_all acknowledges COMPLETEs to the targets with records first (epoch.c,
  * release). Records of
  * operations a process targets at itself, and forwarded accesses, are followed by a PING before the
@@ -128,6 +130,11 @@ void hrace__ctl_send_blob(int target, const hrace_msg_t *h, const uint64_t *rang
  * progress thread is not woken for it while nobody there waits (core/chan.h,
  * hrace__chan_send_quiet). */
 void hrace__ctl_send_quiet(int target, const hrace_msg_t *h, const hrace_vc_t *vc);
+/* As hrace__ctl_send_quiet, for a flush's unacknowledged COMPLETE: only the ping before this
+ * process's next clock publication needs it applied, and the ping rings; the target's own
+ * flushes apply it meanwhile (epoch.c, hrace__chan_serve_quiet). One in eight rings anyway
+ * (core/chan.h, hrace__chan_send_served). */
+void hrace__ctl_send_served(int target, const hrace_msg_t *h);
 /* Wait for this thread's reply of `type` from `target`; join the clock it carries (GRANT)
  * into `got` if not NULL. */
 void hrace__ctl_wait_reply(int target, uint32_t type, hrace_vc_t *got);
