@@ -528,14 +528,18 @@ static void flush_locked(out_t *o, int peer) {
   atomic_fetch_sub_explicit(&nlazy_peers, 1, memory_order_relaxed);
 }
 
+/* How send_req treats the doorbell: ring it as ever (BELL), only if a thread of the peer waits
+ * or the ring fills (QUIET: hrace__chan_send_quiet), or as QUIET but every SERVED_BELL-th
+ * request to the peer as BELL (SERVED: hrace__chan_send_served). */
+enum { BELL, QUIET, SERVED };
 static void send_req(int peer, int32_t tag, const void *a, size_t na, const void *b, size_t nb,
-                     int quiet) {
+                     int how) {
   out_t *o = &req[peer];
   pthread_mutex_lock(&o->mu);
   if (o->fd < 0) open_out(o, peer, 0);
   /* What waited goes first, in the same write (one order per connection; a completion after
    * its records costs one system call). */
-  if (quiet == 2) quiet = ++o->nserved % SERVED_BELL ? 1 : 0;
+  const int quiet = how == SERVED ? ++o->nserved % SERVED_BELL != 0 : how == QUIET;
   put_after(o, peer, o->lazy, o->nlazy, tag, a, na, b, nb, quiet);
   if (o->nlazy) {
     o->nlazy = 0;
@@ -545,15 +549,15 @@ static void send_req(int peer, int32_t tag, const void *a, size_t na, const void
 }
 
 void hrace__chan_send(int peer, int32_t tag, const void *a, size_t na, const void *b, size_t nb) {
-  send_req(peer, tag, a, na, b, nb, 0);
+  send_req(peer, tag, a, na, b, nb, BELL);
 }
 
 void hrace__chan_send_quiet(int peer, int32_t tag, const void *a, size_t na) {
-  send_req(peer, tag, a, na, NULL, 0, 1);
+  send_req(peer, tag, a, na, NULL, 0, QUIET);
 }
 
 void hrace__chan_send_served(int peer, int32_t tag, const void *a, size_t na) {
-  send_req(peer, tag, a, na, NULL, 0, 2);
+  send_req(peer, tag, a, na, NULL, 0, SERVED);
 }
 
 void hrace__chan_waiting(int on) {

@@ -85,9 +85,11 @@ int hrace__msg_unpack(void *buf, int bytes, hrace_msg_t **h, uint64_t **ranges, 
 
 /* ---- origin side ---------------------------------------------------------------------- */
 
+/* Which of core/chan.h's sends raw_send_q uses (records always go lazy). */
+enum { SEND, SEND_QUIET, SEND_SERVED };
 static void raw_send_q(int target, const hrace_msg_t *h, const uint64_t *ranges,
                        const hrace_vc_t *vc, const char *func, const char *file, const void *blob,
-                       int quiet) {
+                       int how) {
   int n;
   _Alignas(hrace_msg_t) char room[512];
   void *buf = msg_pack_in(h, ranges, vc, func, file, blob, room, sizeof room, &n);
@@ -96,15 +98,15 @@ static void raw_send_q(int target, const hrace_msg_t *h, const uint64_t *ranges,
    * Operation records may wait for the completion message that always follows them: one write
    * per batch (bench/README.md, "RMA"). */
   if (h->type == HRACE_MSG_OP) hrace__chan_send_lazy(target, HRACE_CHAN_CTL, buf, (size_t)n);
-  else if (quiet == 2) hrace__chan_send_served(target, HRACE_CHAN_CTL, buf, (size_t)n);
-  else if (quiet) hrace__chan_send_quiet(target, HRACE_CHAN_CTL, buf, (size_t)n);
+  else if (how == SEND_SERVED) hrace__chan_send_served(target, HRACE_CHAN_CTL, buf, (size_t)n);
+  else if (how == SEND_QUIET) hrace__chan_send_quiet(target, HRACE_CHAN_CTL, buf, (size_t)n);
   else hrace__chan_send(target, HRACE_CHAN_CTL, buf, (size_t)n, NULL, 0);
   if (buf != room) free(buf);
 }
 
 static void raw_send(int target, const hrace_msg_t *h, const uint64_t *ranges,
                      const hrace_vc_t *vc, const char *func, const char *file, const void *blob) {
-  raw_send_q(target, h, ranges, vc, func, file, blob, 0);
+  raw_send_q(target, h, ranges, vc, func, file, blob, SEND);
 }
 
 void hrace__ctl_send_blob(int target, const hrace_msg_t *h, const uint64_t *ranges,
@@ -121,12 +123,12 @@ void hrace__ctl_send(int target, const hrace_msg_t *h, const uint64_t *ranges,
 
 void hrace__ctl_send_quiet(int target, const hrace_msg_t *h, const hrace_vc_t *vc) {
   hrace__shared_flush_to(target);
-  raw_send_q(target, h, NULL, vc, NULL, NULL, NULL, 1);
+  raw_send_q(target, h, NULL, vc, NULL, NULL, NULL, SEND_QUIET);
 }
 
 void hrace__ctl_send_served(int target, const hrace_msg_t *h) {
   hrace__shared_flush_to(target);
-  raw_send_q(target, h, NULL, NULL, NULL, NULL, NULL, 2);
+  raw_send_q(target, h, NULL, NULL, NULL, NULL, NULL, SEND_SERVED);
 }
 
 void hrace__ctl_wait_reply(int target, uint32_t type, hrace_vc_t *got) {
