@@ -1677,23 +1677,22 @@ static inline int words_store(hrace_shadow_t *sh, uint64_t g, unsigned k, uint64
  * callers' budget per access is tens of instructions); anything else is quick_slow's. */
 int hrace__shadow_quick(hrace_shadow_t *sh, uint64_t off, uint64_t len, hrace_aid_t id,
                         const hrace_vc_t *view) {
-  const hrace_vc_t *vw = view;   /* its local part keys the memo */
-  if (!vw->local || (off & 7) || off + len > sh->size) return 0;   /* len 8 or 16 (shadow.h) */
+  if (!view->local || (off & 7) || off + len > sh->size) return 0;   /* len 8 or 16 (shadow.h) */
   const uint64_t g = off / 8;
   if (len == 16 && (g + 1) % CHUNK == 0) return 0;         /* two chunks */
   cell_t *gw = granules(sh) + g;
   const qmemo_t *m = qmemo[id & (NQMEMO - 1)];
   const uint64_t v0 = atomic_load_explicit(&gw[0], memory_order_acquire);
   if (!v0 && head(sh)->spans)
-    return len == 8 ? hrace__shadow_quick0(sh, g, id, vw) : quick_zero(sh, g, len, id, vw);
-  if (m->id != id || m->l != vw->local) return quick_slow(sh, g, len, id, vw);
+    return len == 8 ? hrace__shadow_quick0(sh, g, id, view) : quick_zero(sh, g, len, id, view);
+  if (m->id != id || m->l != view->local) return quick_slow(sh, g, len, id, view);
   uint64_t v1 = v0;
   if (len == 16) v1 = atomic_load_explicit(&gw[1], memory_order_acquire);
-  if (m->v != v0 || m->v != v1) return quick_slow(sh, g, len, id, vw);
+  if (m->v != v0 || m->v != v1) return quick_slow(sh, g, len, id, view);
   const uint64_t n = m->next;
   if (n == v0) return 1;                       /* recorded already (or stood for) */
   const int r = words_store(sh, g, (unsigned)len / 8, v0, v1, n, n);
-  return r >= 0 ? r : quick_slow(sh, g, len, id, vw);
+  return r >= 0 ? r : quick_slow(sh, g, len, id, view);
 }
 
 int hrace__shadow_replace(hrace_shadow_t *sh, uint64_t g, unsigned k, uint64_t v,
