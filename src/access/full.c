@@ -258,7 +258,8 @@ void hrace__full_access(uintptr_t a, size_t n, uint16_t flags, uint16_t op, uint
  * hrace__full_access this skips the window test, a second thread state lookup, the flags'
  * class and the shadow's own checks: callgrind, bench/omp/full.c `loop 400000 10` without
  * hoisting, 2.00 G instructions -> 1.53 G (about 310 -> 235 per callback; bench/README.md). */
-static inline int full_fast(hrace_athread_t *at, uintptr_t a, unsigned n, uint16_t flags,
+__attribute__((always_inline)) static inline int full_fast(hrace_athread_t *at, uintptr_t a,
+                                                            unsigned n, uint16_t flags,
                             uintptr_t pc) {
   if ((n != 8 && n != 16) || (a & 7) || ((a ^ (a + n - 1)) >> HRACE_FULL_CHUNK_BITS)) return 0;
   const uintptr_t i = a >> HRACE_FULL_CHUNK_BITS;
@@ -279,12 +280,12 @@ static inline int full_fast(hrace_athread_t *at, uintptr_t a, unsigned n, uint16
   const uint64_t seg = (uint64_t)cx->idx << 32 | cx->l.c[cx->idx];   /* hrace__athread_segment */
   const unsigned k = hrace__athread_aid_slot(at, pc);
   if (at->aids[k].pc != pc || at->aids[k].seg != seg || at->aids[k].flags != flags) return 0;
-  const hrace_aid_t id = at->aids[k].aid;
-  const hrace_shadow_memo_t *m = &hrace__shadow_memo[id % HRACE_SHADOW_MEMO][0];
-  const uint64_t v = atomic_load_explicit(&gw[0], memory_order_acquire);
-  if (!(m->id == id && m->l == &cx->l && m->v == v &&
-        (n == 8 || atomic_load_explicit(&gw[1], memory_order_acquire) == v) &&
-        (m->next == v || hrace__shadow_replace_own(&c->sh, g, n / 8, v, m->next) > 0)))
+  /* The entry's memo answer (thread.h), copied from the shadow's memo by
+   * full_untracked_slow: it holds for this descriptor and context as the memo's own does, and
+   * a granule word never equals HRACE_AID_NO_ANSWER. */
+  const uint64_t v = atomic_load_explicit(&gw[0], memory_order_acquire), next = at->aids[k].mnext;
+  if (!(at->aids[k].mv == v && (n == 8 || atomic_load_explicit(&gw[1], memory_order_acquire) == v) &&
+        (next == v || hrace__shadow_replace_own(&c->sh, g, n / 8, v, next) > 0)))
     return 0;
   /* The stack's lowest address seen (hrace__full_switch); stack_min lies in [lo, hi]. */
   if (a - at->stack_lo < at->stack_min - at->stack_lo) at->stack_min = a;
@@ -317,6 +318,14 @@ __attribute__((noinline)) static void full_untracked_slow(uintptr_t a, unsigned 
               (m->next == v || hrace__shadow_replace_fast(&c->sh, g, n / 8, v, m->next))) ||
              hrace__shadow_quick(&c->sh, a - c->base, n, id, &cx->g);
       if (done && a - at->stack_lo < at->stack_min - at->stack_lo) at->stack_min = a;
+      /* The memo's answer for the word this access met, if it has one now, into the entry,
+       * for full_fast's next access from here. */
+      for (unsigned j = 0; done && j < 2; j++)
+        if (m[j].id == id && m[j].l == &cx->l && m[j].v == v) {
+          at->aids[k].mv = v;
+          at->aids[k].mnext = m[j].next;
+          break;
+        }
     }
   }
   if (!done) hrace__full_access(a, n, flags, op, pc);
@@ -334,8 +343,8 @@ __attribute__((noinline)) static void full_history(uintptr_t a, unsigned n, uint
  * register on its window paths. Itself a leaf with tail calls only on full_fast's path: no
  * frame, no register saved (session 14's version called the lock's and the first-touch
  * path's functions from full_fast and pushed six registers on every access). */
-__attribute__((noinline, optimize("omit-frame-pointer"))) void
-hrace__full_untracked(uintptr_t a, unsigned n, uint16_t flags, uint16_t op, uintptr_t pc) {
+__attribute__((always_inline, optimize("omit-frame-pointer"))) static inline void
+untracked(uintptr_t a, unsigned n, uint16_t flags, uint16_t op, uintptr_t pc) {
   if (__builtin_expect(flags & HRACE_ACC_ATOMIC, 0)) {
     full_untracked_slow(a, n, flags, op, pc);
     return;
@@ -350,6 +359,18 @@ hrace__full_untracked(uintptr_t a, unsigned n, uint16_t flags, uint16_t op, uint
    * table), the rest out of line. */
   if (!hrace__filter_history() || (!hrace__at.hist && !hrace__proc.mpi_ready)) return;
   full_history(a, n, flags, pc);
+}
+__attribute__((noinline, optimize("omit-frame-pointer"))) void
+hrace__full_untracked(uintptr_t a, unsigned n, uint16_t flags, uint16_t op, uintptr_t pc) {
+  untracked(a, n, flags, op, pc);
+}
+__attribute__((noinline, optimize("omit-frame-pointer"))) void
+hrace__full_untracked8(uintptr_t a, uint16_t flags, uint16_t op, uintptr_t pc) {
+  untracked(a, 8, flags, op, pc);
+}
+__attribute__((noinline, optimize("omit-frame-pointer"))) void
+hrace__full_untracked16(uintptr_t a, uint16_t flags, uint16_t op, uintptr_t pc) {
+  untracked(a, 16, flags, op, pc);
 }
 
 /* A thread that starts running instrumented code may sit on the stack of one that ended (the

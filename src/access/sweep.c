@@ -39,8 +39,11 @@ void hrace__sweep_thread_begins(void) {
 static void mark(void *owner) {
   const caches_t *c = owner;
   if (!c->at || !c->rt) return;   /* a thread registering now: nothing cached yet */
-  for (unsigned k = 0; k < sizeof c->at->aids / sizeof c->at->aids[0]; k++)
+  for (unsigned k = 0; k < sizeof c->at->aids / sizeof c->at->aids[0]; k++) {
     hrace__access_mark(c->at->aids[k].aid);
+    hrace__shadow_mark_word(c->at->aids[k].mv);      /* its memo answer (thread.h) */
+    hrace__shadow_mark_word(c->at->aids[k].mnext);
+  }
   for (unsigned k = 0; k < HRACE_CACHE; k++) hrace__access_mark(c->rt->cache[k].id);
   hrace__shadow_mark_answers(c->answers);
 }

@@ -16,6 +16,9 @@
 #define HRACE_SSTACK 64           /* return addresses kept (a ring: the innermost ones win) */
 #define HRACE_AIDS 128            /* descriptors cached by code address (hrace__athread_aid):
                                      64 sets of 2 */
+/* No granule word is all ones (a block pointer is aligned; the memo never answers for words
+ * with its flag bits set, clocks/shadow.c): an aids entry's "no memo answer". */
+#define HRACE_AID_NO_ANSWER (~(uint64_t)0)
 
 struct hrace_hist;
 
@@ -69,8 +72,17 @@ typedef struct hrace_athread {
   unsigned iseq;
   uintptr_t ilo, ihi;
   /* The descriptors of this thread's last accesses (hrace__local_access), by code address and
-   * kind, with the segment they belong to. */
-  struct { uintptr_t pc; uint64_t seg; uint16_t flags; hrace_aid_t aid; } aids[HRACE_AIDS];
+   * kind, with the segment they belong to, and one answer of the shadow's first-touch memo for
+   * that descriptor (clocks/shadow.h, hrace_shadow_memo_t: a granule holding mv becomes mnext;
+   * HRACE_AID_NO_ANSWER in both while there is none), which full mode's fast path reads with
+   * the entry instead of looking the memo up (access/full.c, full_fast). */
+  struct {
+    uintptr_t pc;
+    uint64_t seg;
+    uint16_t flags;
+    hrace_aid_t aid;
+    uint64_t mv, mnext;
+  } aids[HRACE_AIDS];
   hrace_thread_t *rt;             /* the runtime's state of this thread (its clock context) */
   uintptr_t frames[HRACE_SSTACK]; /* frames[d % HRACE_SSTACK]: the call at depth d */
   uintptr_t sps[HRACE_SSTACK];    /* the stack pointer when that call's function entered, below
@@ -171,6 +183,7 @@ hrace__athread_aid(hrace_athread_t *t, uintptr_t pc, uint16_t flags, uint16_t op
   t->aids[k].seg = seg;
   t->aids[k].flags = flags;
   t->aids[k].aid = id;
+  t->aids[k].mv = t->aids[k].mnext = HRACE_AID_NO_ANSWER;
   return id;
 }
 

@@ -273,7 +273,8 @@ __attribute__((noinline)) static void untracked(uintptr_t a, unsigned n, uint16_
 /* Only tail calls here, so that neither the steady state nor the untracked path pays a
  * prologue. (The cached range implies MPI is up: ranges exist only between MPI_Init and
  * MPI_Finalize.) */
-void hrace__access_more(uintptr_t a, unsigned n, uint16_t flags, uint16_t op, uintptr_t pc) {
+__attribute__((always_inline)) static inline void more(uintptr_t a, unsigned n, uint16_t flags,
+                                                       uint16_t op, uintptr_t pc) {
   const hrace_athread_t *at = &hrace__at;
   /* Outside the tracked ranges' bounds, in the gap or idle part this thread met last, or on a
    * page that holds no tracked byte (filter.h's page table: arrays and stack locals between
@@ -285,7 +286,13 @@ void hrace__access_more(uintptr_t a, unsigned n, uint16_t flags, uint16_t op, ui
   if (HRACE_LIKELY(!hrace__filter_tracked(a, n))) {
   out:
     if (atomic_load_explicit(&hrace__full_active, memory_order_relaxed)) {
-      hrace__full_untracked(a, n, flags, op, pc);   /* full mode: all memory (full.h) */
+      /* full mode: all memory (full.h) */
+      if (n == 8)
+        hrace__full_untracked8(a, flags, op, pc);
+      else if (n == 16)
+        hrace__full_untracked16(a, flags, op, pc);
+      else
+        hrace__full_untracked(a, n, flags, op, pc);
       return;
     }
     if (HRACE_UNLIKELY(hrace__filter_history())) untracked(a, n, flags, op, pc);
@@ -305,6 +312,17 @@ void hrace__access_more(uintptr_t a, unsigned n, uint16_t flags, uint16_t op, ui
   /* The steady state is window memory, which the history leaves to the shadow (check.h). */
   if (HRACE_LIKELY(steady(at, a, n, flags, pc))) return;
   first_touch(a, n, flags, op, pc);
+}
+void hrace__access_more(uintptr_t a, unsigned n, uint16_t flags, uint16_t op, uintptr_t pc) {
+  more(a, n, flags, op, pc);
+}
+/* The commonest sizes with n a constant: full mode's path and the steady state's size tests
+ * fold (bench/README.md, "Session 18: full mode per callback"). */
+void hrace__access_more8(uintptr_t a, uint16_t flags, uint16_t op, uintptr_t pc) {
+  more(a, 8, flags, op, pc);
+}
+void hrace__access_more16(uintptr_t a, uint16_t flags, uint16_t op, uintptr_t pc) {
+  more(a, 16, flags, op, pc);
 }
 
 #define RD (HRACE_ACC_READ)

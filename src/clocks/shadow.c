@@ -1960,6 +1960,7 @@ const void *hrace__shadow_thread_answers(void) {
 static void mark_plain(uint64_t v) {
   if (v != ~0ull && !(v & PTR)) mark_cell(v);
 }
+void hrace__shadow_mark_word(uint64_t v) { mark_plain(v); }
 
 void hrace__shadow_mark_answers(const void *answers) {
   const answers_t *a = answers;

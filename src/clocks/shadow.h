@@ -218,4 +218,6 @@ void hrace__shadow_mark(const hrace_shadow_t *sh);
 uint32_t hrace__shadow_sweep_end(void);
 const void *hrace__shadow_thread_answers(void);
 void hrace__shadow_mark_answers(const void *answers);
+/* Keep the ids a granule word names (a memo answer kept elsewhere: access/thread.h's aids). */
+void hrace__shadow_mark_word(uint64_t v);
 #endif
