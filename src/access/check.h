@@ -22,9 +22,10 @@ void hrace__access_slow(uintptr_t a, size_t len, unsigned width, uint16_t flags,
 /* The rest of an access that the gate let through: near tracked memory, or history on. Out
  * of line, so that the callbacks' miss path is a leaf that saves no register. */
 void hrace__access_more(uintptr_t a, unsigned n, uint16_t flags, uint16_t op, uintptr_t pc);
-/* The same for 8 and 16 bytes, the commonest sizes, with the size a constant inside. */
-void hrace__access_more8(uintptr_t a, uint16_t flags, uint16_t op, uintptr_t pc);
-void hrace__access_more16(uintptr_t a, uint16_t flags, uint16_t op, uintptr_t pc);
+/* The same for n == 8 and n == 16, the commonest sizes, with the size a constant inside (n
+ * stays an argument, so that the argument registers pass through to the paths below). */
+void hrace__access_more8(uintptr_t a, unsigned n, uint16_t flags, uint16_t op, uintptr_t pc);
+void hrace__access_more16(uintptr_t a, unsigned n, uint16_t flags, uint16_t op, uintptr_t pc);
 
 /* An access of a constant n <= 16 bytes: two loads from one cache line, a compare, and a
  * return. A macro, so that the callback is that and a tail call: as a call of its own the miss
@@ -35,9 +36,9 @@ void hrace__access_more16(uintptr_t a, uint16_t flags, uint16_t op, uintptr_t pc
     uintptr_t a_ = (uintptr_t)(a);                                                               \
     if (HRACE_UNLIKELY(hrace__filter_maybe(a_))) {                                               \
       if ((n) == 8)                                                                              \
-        hrace__access_more8(a_, flags, op, pc);                                                  \
+        hrace__access_more8(a_, n, flags, op, pc);                                               \
       else if ((n) == 16)                                                                        \
-        hrace__access_more16(a_, flags, op, pc);                                                 \
+        hrace__access_more16(a_, n, flags, op, pc);                                              \
       else                                                                                       \
         hrace__access_more(a_, n, flags, op, pc);                                                \
     }                                                                                            \

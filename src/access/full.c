@@ -364,13 +364,15 @@ __attribute__((noinline, optimize("omit-frame-pointer"))) void
 hrace__full_untracked(uintptr_t a, unsigned n, uint16_t flags, uint16_t op, uintptr_t pc) {
   untracked(a, n, flags, op, pc);
 }
-__attribute__((noinline, optimize("omit-frame-pointer"))) void
-hrace__full_untracked8(uintptr_t a, uint16_t flags, uint16_t op, uintptr_t pc) {
-  untracked(a, 8, flags, op, pc);
+__attribute__((noinline, noclone, optimize("omit-frame-pointer"))) void
+hrace__full_untracked8(uintptr_t a, unsigned n, uint16_t flags, uint16_t op, uintptr_t pc) {
+  if (n != 8) __builtin_unreachable();
+  untracked(a, n, flags, op, pc);
 }
-__attribute__((noinline, optimize("omit-frame-pointer"))) void
-hrace__full_untracked16(uintptr_t a, uint16_t flags, uint16_t op, uintptr_t pc) {
-  untracked(a, 16, flags, op, pc);
+__attribute__((noinline, noclone, optimize("omit-frame-pointer"))) void
+hrace__full_untracked16(uintptr_t a, unsigned n, uint16_t flags, uint16_t op, uintptr_t pc) {
+  if (n != 16) __builtin_unreachable();
+  untracked(a, n, flags, op, pc);
 }
 
 /* A thread that starts running instrumented code may sit on the stack of one that ended (the

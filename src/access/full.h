@@ -51,10 +51,11 @@ static inline void hrace__full_check(uintptr_t a, size_t n, uint16_t flags, uint
 /* An access of the calling thread outside the tracked ranges' bounds (filter.h), while full
  * mode is on: checked here, then recorded in the history (history.h). The callbacks' path. */
 void hrace__full_untracked(uintptr_t a, unsigned n, uint16_t flags, uint16_t op, uintptr_t pc);
-/* The same for the commonest sizes, 8 and 16 bytes (tsan.c's hrace__access_more8 / 16), with
- * the size a constant: its tests fold, and the path fits the call-clobbered registers. */
-void hrace__full_untracked8(uintptr_t a, uint16_t flags, uint16_t op, uintptr_t pc);
-void hrace__full_untracked16(uintptr_t a, uint16_t flags, uint16_t op, uintptr_t pc);
+/* The same for the commonest sizes, n == 8 and n == 16 (tsan.c's hrace__access_more8 / 16),
+ * with the size a constant inside: its tests fold. n stays an argument, so that the callers'
+ * argument registers pass through unchanged. */
+void hrace__full_untracked8(uintptr_t a, unsigned n, uint16_t flags, uint16_t op, uintptr_t pc);
+void hrace__full_untracked16(uintptr_t a, unsigned n, uint16_t flags, uint16_t op, uintptr_t pc);
 
 /* Start full mode now (idempotent): a second thread is about to run. */
 void hrace__full_start(void);

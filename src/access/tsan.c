@@ -163,7 +163,8 @@ static inline int in_cached(const hrace_athread_t *at, uintptr_t a, unsigned n) 
  * it. A leaf with no call, so that hrace__access_more saves no register on its way (bench/
  * access: the budget is 5 ns per access; this path is about 40 instructions from the
  * callback's first). */
-static inline int steady(const hrace_athread_t *at, uintptr_t a, unsigned n, uint16_t flags,
+__attribute__((always_inline)) static inline int steady(const hrace_athread_t *at, uintptr_t a,
+                                                       unsigned n, uint16_t flags,
                          uintptr_t pc) {
   unsigned k = hrace__athread_aid_slot(at, pc);
   return n == 8 && !((a - at->rbase) & 7) && in_cached(at, a, n) &&
@@ -288,9 +289,9 @@ __attribute__((always_inline)) static inline void more(uintptr_t a, unsigned n, 
     if (atomic_load_explicit(&hrace__full_active, memory_order_relaxed)) {
       /* full mode: all memory (full.h) */
       if (n == 8)
-        hrace__full_untracked8(a, flags, op, pc);
+        hrace__full_untracked8(a, n, flags, op, pc);
       else if (n == 16)
-        hrace__full_untracked16(a, flags, op, pc);
+        hrace__full_untracked16(a, n, flags, op, pc);
       else
         hrace__full_untracked(a, n, flags, op, pc);
       return;
@@ -318,11 +319,15 @@ void hrace__access_more(uintptr_t a, unsigned n, uint16_t flags, uint16_t op, ui
 }
 /* The commonest sizes with n a constant: full mode's path and the steady state's size tests
  * fold (bench/README.md, "Session 18: full mode per callback"). */
-void hrace__access_more8(uintptr_t a, uint16_t flags, uint16_t op, uintptr_t pc) {
-  more(a, 8, flags, op, pc);
+__attribute__((noclone)) void
+hrace__access_more8(uintptr_t a, unsigned n, uint16_t flags, uint16_t op, uintptr_t pc) {
+  if (n != 8) __builtin_unreachable();
+  more(a, n, flags, op, pc);
 }
-void hrace__access_more16(uintptr_t a, uint16_t flags, uint16_t op, uintptr_t pc) {
-  more(a, 16, flags, op, pc);
+__attribute__((noclone)) void
+hrace__access_more16(uintptr_t a, unsigned n, uint16_t flags, uint16_t op, uintptr_t pc) {
+  if (n != 16) __builtin_unreachable();
+  more(a, n, flags, op, pc);
 }
 
 #define RD (HRACE_ACC_READ)

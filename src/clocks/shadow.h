@@ -39,8 +39,8 @@ typedef struct hrace_shadow {
  * format of shadow.c: one word per 8 bytes after a 64-byte header, the last write's id in bits
  * 32-61, the last read's in bits 0-31, tags in bits 62-63 (a summarized span's granule words
  * are 0, never steady here: the general path reads its summary). */
-static inline int hrace__shadow_steady8(const _Atomic uint64_t *granules, uint64_t off,
-                                        hrace_aid_t id) {
+__attribute__((always_inline)) static inline int
+hrace__shadow_steady8(const _Atomic uint64_t *granules, uint64_t off, hrace_aid_t id) {
   uint64_t v = atomic_load_explicit(&granules[off / 8], memory_order_acquire);
   return v == (uint64_t)id << 32 || (!(v >> 62) && (uint32_t)v == id);
 }
