@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/chan.h"
 #include "mpi/handlers.h"
 #include "mpi/posted.h"
 #include "mpi/reqtab.h"
@@ -138,11 +139,56 @@ static void release(held_t *h, int n, const MPI_Request old[], const MPI_Request
   if (h->st != h->sst) free(h->st);
 }
 
+/* MPI_Wait and MPI_Waitall serve hrace's own requests while they wait, as MPI_Barrier does
+ * (coll.c, wait_serving; docs/mpi.md, "Waits that serve"). A halo exchange waits for its
+ * neighbours' messages right after its flushes; the neighbour that sent them pinged this
+ * process first (its unacknowledged flush COMPLETE, docs/rma.md), and the ping was answered
+ * by this process's progress thread, woken by a doorbell on the core where this thread spun
+ * inside PMPI_Waitall: a wake-up and two context switches per epoch, which made the lock_all
+ * stencil's MPI layer 2.6x the plain run at the small size. So the wait tests its requests
+ * and reads the channel in turn, counted as a reader of the rings meanwhile (senders ring no
+ * doorbell: core/chan.h, hrace__chan_spin). It holds no lock a handler takes: the requests'
+ * states are out of the table (before(), hold()). MPI_Testall on requests that are not all
+ * complete changes none of them; once it returns flag 1, its requests and statuses are what
+ * MPI_Waitall's would be. An error (under MPI_ERRORS_RETURN only) is returned as MPI_Testall
+ * reported it. */
+typedef struct serve_wait {
+  int n, rc;
+  MPI_Request *reqs;
+  MPI_Status *st;
+} serve_wait_t;
+
+static int tested(void *p) {
+  serve_wait_t *a = p;
+  hrace__chan_help(1);
+  int flag = 0;
+  a->rc = PMPI_Testall(a->n, a->reqs, &flag, a->st);
+  return flag || a->rc != MPI_SUCCESS;
+}
+
+/* Point-to-point requests only: MPICH 4.0.2's MPI_Testall fails on partitioned requests and
+ * on persistent collectives (nb_part_*, nb_pcoll_*: "Fatal error in internal_Testall"), which
+ * its MPI_Waitall completes; requests hrace has no state for (generalized ones) and the other
+ * kinds wait in the blocking call as before. */
+static int p2p(const hrace_rs_t *s) {
+  return s && (s->kind == HRACE_RS_SEND || s->kind == HRACE_RS_RECV);
+}
+
+/* hrace__chan_spin looks once before its first yield: each round starts with a look. */
+#define SERVE_SPIN_NS 1000000L   /* then look again whether spinning is still wanted */
+static int wait_serving(int n, MPI_Request reqs[], MPI_Status st[], int serve) {
+  if (!serve) return PMPI_Waitall(n, reqs, st);
+  serve_wait_t a = { n, MPI_SUCCESS, reqs, st };
+  while (!hrace__chan_spin(1, tested, &a, SERVE_SPIN_NS)) {}
+  return a.rc;
+}
+
 int hrace__h_wait(MPI_Request *req, MPI_Status *status, int active) {
   MPI_Request old = *req;
   MPI_Status tmp, *st = status == MPI_STATUS_IGNORE ? &tmp : status;
   hrace_rs_t *s = before(old);
-  int rc = PMPI_Wait(req, st);
+  int rc = wait_serving(1, req, st, active && p2p(s));
+  if (rc == MPI_ERR_IN_STATUS) rc = st->MPI_ERROR;   /* MPI_Wait returns the request's error */
   after(s, old, *req, st, rc == MPI_SUCCESS, active);
   hrace__rs_poll_orphans(0);
   return rc;
@@ -164,7 +210,9 @@ int hrace__h_waitall(int n, MPI_Request reqs[], MPI_Status sts[], int active) {
   held_t h;
   arr_init(&a, n, reqs, sts, 1);
   hold(&h, n, a.old);
-  int rc = PMPI_Waitall(n, reqs, a.st);
+  int serve = active;
+  for (int i = 0; i < n && serve; i++) serve = a.old[i] == MPI_REQUEST_NULL || p2p(h.s[i]);
+  int rc = wait_serving(n, reqs, a.st, serve);
   for (int i = 0; i < n; i++)
     if (ok_in(rc, &a.st[i])) h.st[i] = &a.st[i];
   release(&h, n, a.old, reqs, active);
