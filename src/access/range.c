@@ -18,6 +18,39 @@ HRACE_EXPORT void __hrace_range_write(void *a, size_t n) {
   hrace__access_check_range((uintptr_t)a, n, HRACE_ACC_WRITE, HRACE_OP_STORE, HRACE_RET_ADDR());
 }
 
+/* The entries for a loop nest (the pass hoists an outer loop's accesses, docs/access.md "Loop
+ * hoisting"): the `count` ranges [a + k*stride, a + k*stride + len), k = 0 .. count-1, checked as
+ * `count` range calls would check them. When consecutive ranges touch or overlap (len >=
+ * |stride|) their union is one contiguous range, checked as one. Otherwise the whole span is
+ * tested against the filter first: a nest over memory that is neither tracked nor watched by
+ * full mode or the history (almost always in window-only mode: a kernel's private arrays)
+ * returns after that one test. A span that wraps the address space (impossible for a nest the
+ * program ran, which touched every piece) takes the loop. */
+__attribute__((always_inline)) static inline void strided(uintptr_t a, size_t len, ptrdiff_t stride,
+                                                          size_t count, uint16_t flags, uint16_t op,
+                                                          uintptr_t pc) {
+  if (HRACE_UNLIKELY(!len || !count)) return;
+  size_t step = stride < 0 ? -(size_t)stride : (size_t)stride, ext;
+  if (!__builtin_mul_overflow(step, count - 1, &ext) && ext + len > ext) {
+    uintptr_t lo = stride < 0 ? a - ext : a;
+    if (len >= step) {
+      hrace__access_check_range(lo, ext + len, flags, op, pc);
+      return;
+    }
+    if (HRACE_LIKELY(!hrace__access_maybe_tracked(lo, ext + len)) &&
+        !atomic_load_explicit(&hrace__full_active, memory_order_relaxed) &&
+        !hrace__filter_history())
+      return;
+  }
+  for (size_t k = 0; k < count; k++) hrace__access_check_range(a + k * (size_t)stride, len, flags, op, pc);
+}
+HRACE_EXPORT void __hrace_range_read_strided(void *a, size_t len, ptrdiff_t stride, size_t count) {
+  strided((uintptr_t)a, len, stride, count, HRACE_ACC_READ, HRACE_OP_LOAD, HRACE_RET_ADDR());
+}
+HRACE_EXPORT void __hrace_range_write_strided(void *a, size_t len, ptrdiff_t stride, size_t count) {
+  strided((uintptr_t)a, len, stride, count, HRACE_ACC_WRITE, HRACE_OP_STORE, HRACE_RET_ADDR());
+}
+
 /* The masked vector loads and stores of vectorised conditional code (llvm.masked.load / store,
  * AVX targets), which clang's TSan pass leaves uninstrumented: lane i (elt bytes at a + i * elt)
  * is accessed iff bit i of lanes is set. Each run of set lanes is one range. */
