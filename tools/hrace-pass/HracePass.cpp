@@ -44,6 +44,7 @@
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/Analysis/CaptureTracking.h"
 #include "llvm/Analysis/LoopInfo.h"
+#include "llvm/Analysis/LoopIterator.h"
 #include "llvm/Analysis/ScalarEvolution.h"
 #include "llvm/Analysis/ScalarEvolutionExpressions.h"
 #include "llvm/Analysis/ValueTracking.h"
@@ -57,6 +58,7 @@
 #include "llvm/Passes/PassPlugin.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/raw_ostream.h"
+#include "llvm/Transforms/Utils/Local.h"
 #include "llvm/Transforms/Utils/LoopSimplify.h"
 #include "llvm/Transforms/Utils/ScalarEvolutionExpander.h"
 
@@ -235,11 +237,26 @@ static bool harmlessCall(const CallBase &C) {
   return II->doesNotAccessMemory() && !II->mayHaveSideEffects();
 }
 
+// A range call this pass made for an inner loop (its length depends on the inner loop's count:
+// not a constant), or for a deeper nest (strided: not hoisted again, see hoistNest).
+static bool ownRange(const CallBase &C, bool &Write, bool &Strided) {
+  const Function *Callee = C.getCalledFunction();
+  if (!Callee) return false;
+  StringRef Name = Callee->getName();
+  if (!Name.consume_front("__hrace_range_")) return false;
+  if (Name.consume_front("read")) Write = false;
+  else if (Name.consume_front("write")) Write = true;
+  else return false;
+  Strided = Name == "_strided";
+  return Strided ? C.arg_size() == 4 : Name.empty() && C.arg_size() == 2;
+}
+
 struct Access {
   CallInst *Call;
   const SCEV *Start;   // address in iteration 0
   int64_t Off;         // Start - group's reference start, in bytes
-  unsigned Size;
+  unsigned Size;       // 0: a range call of length Len (alone in its group)
+  const SCEV *Len;
 };
 
 struct Piece {
@@ -250,12 +267,68 @@ struct Piece {
 
 struct Group {
   const SCEV *Base;
-  int64_t Step;
+  const SCEV *Step;
   unsigned Line;       // source line and file of the accesses: a range is reported at one
   StringRef File;      // line, so accesses of different lines never share one
   const SCEV *Ref;     // reference start
+  Value *Cond;         // nests: the i1 (in the preheader) under which the accesses' block runs
+                       // in every iteration (else in none); null: always
   SmallVector<Access, 4> Acc[2];   // [0] reads, [1] writes
 };
+
+// Add a check (address SCEV Start, step Step) to the group of its line, base, step and
+// condition whose reference start lies a constant distance away, or to a new group. A range
+// call of a variable length gets a group of its own.
+static void addAccess(SmallVectorImpl<Group> &Groups, ScalarEvolution &SE, CallInst *CB, bool Write,
+                      const SCEV *Start, const SCEV *Step, unsigned Size, const SCEV *Len, Value *Cond) {
+  const SCEV *Base = SE.getPointerBase(Start);
+  unsigned Line = 0;
+  StringRef File;
+  if (const DILocation *DL = CB->getDebugLoc().get()) Line = DL->getLine(), File = DL->getFilename();
+  Group *G = nullptr;
+  int64_t Off = 0;
+  for (Group &Cand : Groups) {
+    if (Len || Cand.Base != Base || Cand.Step != Step || Cand.Line != Line || Cand.File != File ||
+        Cand.Cond != Cond || (!Cand.Acc[0].empty() && !Cand.Acc[0][0].Size) ||
+        (!Cand.Acc[1].empty() && !Cand.Acc[1][0].Size))
+      continue;
+    auto *D = dyn_cast<SCEVConstant>(SE.getMinusSCEV(Start, Cand.Ref));
+    if (!D || D->getAPInt().getMinSignedBits() > 40) continue;
+    G = &Cand, Off = D->getAPInt().getSExtValue();
+    break;
+  }
+  if (!G) {
+    Groups.push_back(Group{Base, Step, Line, File, Start, Cond, {}});
+    G = &Groups.back();
+  }
+  G->Acc[Write].push_back(Access{CB, Start, Off, Size, Len});
+}
+
+// Per kind, the bytes one iteration of the group touches, as contiguous pieces.
+static void makePieces(Group &G, SmallVector<Piece, 4> Pieces[2]) {
+  for (int W = 0; W < 2; W++) {
+    SmallVector<Access *, 8> Sorted;
+    for (Access &A : G.Acc[W]) Sorted.push_back(&A);
+    std::sort(Sorted.begin(), Sorted.end(), [](const Access *X, const Access *Y) { return X->Off < Y->Off; });
+    for (Access *A : Sorted) {
+      if (Pieces[W].empty() || A->Off > Pieces[W].back().Hi)
+        Pieces[W].push_back(Piece{A->Off, A->Off + (int64_t)A->Size, W == 1, {}});
+      Piece &P = Pieces[W].back();
+      P.Hi = std::max(P.Hi, A->Off + (int64_t)A->Size);
+      P.Members.push_back(A);
+    }
+  }
+}
+
+// The piece's callbacks are checked before the loop now: delete them.
+static void eraseMembers(Piece &P) {
+  for (Access *A : P.Members) {
+    Value *Arg = A->Call->getArgOperand(0);
+    A->Call->eraseFromParent();
+    if (auto *AI = dyn_cast<Instruction>(Arg))
+      if (AI->use_empty() && isa<CastInst>(AI)) AI->eraseFromParent();
+  }
+}
 
 class HoistPass : public PassInfoMixin<HoistPass> {
   bool Hoist;   // false at -O0: loops are not in a form worth analysing, only wideAccesses runs
@@ -299,8 +372,13 @@ public:
     auto &SE = FAM.getResult<ScalarEvolutionAnalysis>(F);
     auto &DT = FAM.getResult<DominatorTreeAnalysis>(F);
     bool Changed = false;
-    for (Loop *L : LI.getLoopsInPreorder())
+    SmallVector<Loop *, 8> Loops = LI.getLoopsInPreorder();
+    for (Loop *L : Loops)
       if (L->isInnermost()) Changed |= hoistLoop(F, L, SE, DT, LI);
+    // Then their parents, children before parents (reversed preorder): a nest's calls, once
+    // hoisted into its preheader, are its parent's to hoist.
+    for (auto It = Loops.rbegin(); It != Loops.rend(); ++It)
+      if (!(*It)->isInnermost()) Changed |= hoistNest(F, *It, SE, DT, LI);
     if (!Changed && !Wide) return PreservedAnalyses::all();
     PreservedAnalyses PA;   // preheaders may have been added: nothing preserved but the loops
     PA.preserve<LoopAnalysis>();
@@ -361,25 +439,8 @@ private:
           continue;
         }
         if (!isSafeToExpandAt(Start, Pred->getTerminator(), SE)) continue;
-        const SCEV *Base = SE.getPointerBase(Start);
-        unsigned Line = 0;
-        StringRef File;
-        if (const DILocation *DL = CB->getDebugLoc().get()) Line = DL->getLine(), File = DL->getFilename();
-        Group *G = nullptr;
-        int64_t Off = 0;
-        for (Group &Cand : Groups) {
-          if (Cand.Base != Base || Cand.Step != Step || Cand.Line != Line || Cand.File != File)
-            continue;
-          auto *D = dyn_cast<SCEVConstant>(SE.getMinusSCEV(Start, Cand.Ref));
-          if (!D || D->getAPInt().getMinSignedBits() > 40) continue;
-          G = &Cand, Off = D->getAPInt().getSExtValue();
-          break;
-        }
-        if (!G) {
-          Groups.push_back(Group{Base, Step, Line, File, Start, {}});
-          G = &Groups.back();
-        }
-        G->Acc[Write].push_back(Access{cast<CallInst>(CB), Start, Off, Size});
+        addAccess(Groups, SE, cast<CallInst>(CB), Write, Start, SE.getConstant(IntPtr, Step, true), Size,
+                  nullptr, nullptr);
       }
     }
     if (Groups.empty()) return false;
@@ -395,21 +456,10 @@ private:
         M.getOrInsertFunction("__hrace_range_write", Type::getVoidTy(F.getContext()), I8P, IntPtr)};
     const SCEV *Iters = SE.getTruncateOrZeroExtend(BTC, IntPtr);
     for (Group &G : Groups) {
-      uint64_t AStep = G.Step < 0 ? -(uint64_t)G.Step : (uint64_t)G.Step;
+      int64_t Step = cast<SCEVConstant>(G.Step)->getAPInt().getSExtValue();
+      uint64_t AStep = Step < 0 ? -(uint64_t)Step : (uint64_t)Step;
       SmallVector<Piece, 4> Pieces[2];
-      for (int W = 0; W < 2; W++) {
-        SmallVector<Access *, 8> Sorted;
-        for (Access &A : G.Acc[W]) Sorted.push_back(&A);
-        std::sort(Sorted.begin(), Sorted.end(),
-                  [](const Access *X, const Access *Y) { return X->Off < Y->Off; });
-        for (Access *A : Sorted) {
-          if (Pieces[W].empty() || A->Off > Pieces[W].back().Hi)
-            Pieces[W].push_back(Piece{A->Off, A->Off + (int64_t)A->Size, W == 1, {}});
-          Piece &P = Pieces[W].back();
-          P.Hi = std::max(P.Hi, A->Off + (int64_t)A->Size);
-          P.Members.push_back(A);
-        }
-      }
+      makePieces(G, Pieces);
       // Reads first: the order of a read-modify-write, so that the shadow ends as the
       // per-access callbacks would leave it (the write last, its reads cleared).
       for (int W = 0; W < 2; W++) {
@@ -423,8 +473,8 @@ private:
           if (!Covered) {
             // lo = Ref + Lo (+ Step * BTC when the addresses go down); len = |Step| * BTC + Hi - Lo.
             const SCEV *Lo = SE.getAddExpr(G.Ref, SE.getConstant(IntPtr, P.Lo, true));
-            if (G.Step < 0)
-              Lo = SE.getAddExpr(Lo, SE.getMulExpr(Iters, SE.getConstant(IntPtr, G.Step, true)));
+            if (Step < 0)
+              Lo = SE.getAddExpr(Lo, SE.getMulExpr(Iters, G.Step));
             const SCEV *Len = SE.getAddExpr(SE.getMulExpr(Iters, SE.getConstant(IntPtr, AStep)),
                                             SE.getConstant(IntPtr, P.Hi - P.Lo));
             Value *LoV = Exp.expandCodeFor(Lo, I8P, Pre->getTerminator());
@@ -442,16 +492,215 @@ private:
                    << " access(es) covered by a write range, hoisted at line "
                    << (D ? D.getLine() : 0) << "\n";
           }
-          for (Access *A : P.Members) {
-            Value *Arg = A->Call->getArgOperand(0);
-            A->Call->eraseFromParent();
-            if (auto *AI = dyn_cast<Instruction>(Arg))
-              if (AI->use_empty() && isa<CastInst>(AI)) AI->eraseFromParent();
-          }
+          eraseMembers(P);
           Changed = true;
         }
       }
     }
+    return Changed;
+  }
+
+  // A loop with loops inside (docs/access.md, "Loop nests"): after its inner loops were hoisted,
+  // the checks left in its own blocks (callbacks, and the range calls hoisted into the inner
+  // loops' preheaders) become per-nest calls before it, if the whole nest makes no other call.
+  bool hoistNest(Function &F, Loop *L, ScalarEvolution &SE, DominatorTree &DT, LoopInfo &LI) {
+    // As in hoistLoop: a preheader is made when there is something to hoist.
+    BasicBlock *Pre = L->getLoopPreheader(), *Latch = L->getLoopLatch();
+    BasicBlock *Pred = Pre ? Pre : L->getLoopPredecessor();
+    if (!Pred || !Latch || L->getExitingBlock() != Latch) return false;
+    if (!Pre && (isa<IndirectBrInst>(Pred->getTerminator()) || isa<CallBrInst>(Pred->getTerminator())))
+      return false;
+    const SCEV *BTC = SE.getBackedgeTakenCount(L);
+    if (isa<SCEVCouldNotCompute>(BTC)) return false;
+    const DataLayout &DL = F.getParent()->getDataLayout();
+    LLVMContext &Ctx = F.getContext();
+    Type *IntPtr = DL.getIntPtrType(Ctx);
+    if (SE.getTypeSizeInBits(BTC->getType()) > DL.getTypeSizeInBits(IntPtr) ||
+        !isSafeToExpandAt(BTC, Pred->getTerminator(), SE))
+      return false;
+    // Every loop inside ends (a count) and leaves by one edge, so that a block behind it runs
+    // once per entry into it.
+    for (Loop *S : L->getLoopsInPreorder())
+      if (S != L && (!S->getExitingBlock() || !S->getExitBlock() ||
+                     isa<SCEVCouldNotCompute>(SE.getBackedgeTakenCount(S))))
+        return false;
+
+    struct Check {
+      CallInst *Call;
+      bool Write;
+      unsigned Size;      // 0: a range call of length Len
+      const SCEV *Len;
+    };
+    SmallVector<Check, 16> Checks;
+    bool Uniform = true;  // every branch in L's own blocks (but the latch's) invariant in L
+    for (BasicBlock *BB : L->blocks()) {
+      bool Own = LI.getLoopFor(BB) == L;
+      if (Own && BB != Latch) {
+        auto *Br = dyn_cast<BranchInst>(BB->getTerminator());
+        if (!Br || (Br->isConditional() && !L->isLoopInvariant(Br->getCondition()))) Uniform = false;
+      }
+      for (Instruction &I : *BB) {
+        if (isa<FenceInst>(I) || isa<AtomicRMWInst>(I) || isa<AtomicCmpXchgInst>(I)) return false;
+        if (auto *LdI = dyn_cast<LoadInst>(&I)) { if (!LdI->isUnordered()) return false; }
+        if (auto *StI = dyn_cast<StoreInst>(&I)) { if (!StI->isUnordered()) return false; }
+        auto *CB = dyn_cast<CallBase>(&I);
+        if (!CB) continue;
+        Function *Callee = CB->getCalledFunction();
+        unsigned Size = 0;
+        bool Write, Strided = false;
+        if (!Callee || !isa<CallInst>(CB) ||
+            !(accessCallback(Callee->getName(), Size, Write) || rangeCallback(*CB, Size, Write) ||
+              ownRange(*CB, Write, Strided))) {
+          if (harmlessCall(*CB)) continue;
+          return false;   // a call that may synchronise: nothing in this nest is hoisted
+        }
+        if (Own && !Strided)
+          Checks.push_back(Check{cast<CallInst>(CB), Write, Size, Size ? nullptr : SE.getSCEV(CB->getArgOperand(1))});
+      }
+    }
+    if (Checks.empty()) return false;
+    if (!Pre && !(Pre = InsertPreheaderForLoop(L, &DT, &LI, nullptr, false))) return false;
+    Instruction *At = Pre->getTerminator();
+
+    // Whether a block of L runs in an iteration, as an i1 computed in the preheader: with every
+    // branch of L's own blocks on a value from outside L and every inner loop ending by its one
+    // exit edge, each iteration takes the same path, decided by those values. A block runs iff
+    // one of its predecessors runs and branches to it (a predecessor inside an inner loop: that
+    // loop's exit, taken once each time its header is entered from outside). Reverse post-order
+    // visits predecessors first, the latch's back edge aside (irreducible flow: a predecessor
+    // not seen yet, and only the blocks that dominate the latch are taken).
+    IRBuilder<> B(At);
+    Value *True = ConstantInt::getTrue(Ctx), *False = ConstantInt::getFalse(Ctx);
+    auto And = [&](Value *X, Value *Y) -> Value * {
+      if (X == False || Y == False) return False;
+      return X == True ? Y : Y == True ? X : B.CreateAnd(X, Y, "hrace.runs");
+    };
+    auto Or = [&](Value *X, Value *Y) -> Value * {
+      if (X == True || Y == True) return True;
+      return X == False ? Y : Y == False ? X : B.CreateOr(X, Y, "hrace.runs");
+    };
+    DenseMap<BasicBlock *, Value *> Runs;
+    if (Uniform) {
+      Runs[L->getHeader()] = True;
+      LoopBlocksRPO RPO(L);
+      RPO.perform(&LI);
+      for (BasicBlock *X : RPO) {
+        Loop *XL = LI.getLoopFor(X);
+        if (X == L->getHeader() || (XL != L && !(XL->getParentLoop() == L && XL->getHeader() == X)))
+          continue;
+        Value *R = False;
+        for (BasicBlock *P : predecessors(X)) {
+          if (XL != L && XL->contains(P)) continue;   // the inner loop's own back edge
+          Loop *PL = LI.getLoopFor(P);
+          while (PL != L && PL->getParentLoop() != L) PL = PL->getParentLoop();
+          Value *E = Runs.lookup(PL == L ? P : PL->getHeader());
+          if (!E) {
+            Uniform = false;
+            break;
+          }
+          auto *Br = cast<BranchInst>(P->getTerminator());
+          if (E != False && PL == L && Br->isConditional() && Br->getSuccessor(0) != Br->getSuccessor(1))
+            E = And(E, Br->getSuccessor(0) == X ? Br->getCondition() : B.CreateNot(Br->getCondition()));
+          R = Or(R, E);
+        }
+        if (!Uniform) break;
+        Runs[X] = R;
+      }
+    }
+
+    SmallVector<Group, 8> Groups;
+    for (Check &C : Checks) {
+      BasicBlock *BB = C.Call->getParent();
+      Value *Cond = nullptr;
+      if (!DT.dominates(BB, Latch)) {
+        if (!Uniform || !(Cond = Runs.lookup(BB)) || Cond == False) continue;
+        if (Cond == True) Cond = nullptr;
+      }
+      Value *Ptr = C.Call->getArgOperand(0)->stripPointerCasts();
+      if (!Ptr->getType()->isPointerTy() || Ptr->getType()->getPointerAddressSpace() != 0) continue;
+      const SCEV *S = SE.getSCEV(Ptr), *Start, *Step;
+      if (SE.isLoopInvariant(S, L)) {
+        Start = S, Step = SE.getZero(IntPtr);
+      } else if (auto *AR = dyn_cast<SCEVAddRecExpr>(S)) {
+        if (AR->getLoop() != L || !AR->isAffine()) continue;
+        Start = AR->getStart(), Step = SE.getTruncateOrSignExtend(AR->getStepRecurrence(SE), IntPtr);
+      } else {
+        continue;
+      }
+      if (!isSafeToExpandAt(Start, At, SE) || !isSafeToExpandAt(Step, At, SE) ||
+          (C.Len && (!SE.isLoopInvariant(C.Len, L) || !isSafeToExpandAt(C.Len, At, SE))))
+        continue;
+      addAccess(Groups, SE, C.Call, C.Write, Start, Step, C.Size, C.Len, Cond);
+    }
+
+    bool Changed = false;
+    SCEVExpander Exp(SE, DL, "hrace.nest");
+    Module &M = *F.getParent();
+    Type *I8P = Type::getInt8PtrTy(Ctx), *Void = Type::getVoidTy(Ctx);
+    FunctionCallee Fn[2] = {M.getOrInsertFunction("__hrace_range_read", Void, I8P, IntPtr),
+                            M.getOrInsertFunction("__hrace_range_write", Void, I8P, IntPtr)};
+    FunctionCallee SFn[2] = {
+        M.getOrInsertFunction("__hrace_range_read_strided", Void, I8P, IntPtr, IntPtr, IntPtr),
+        M.getOrInsertFunction("__hrace_range_write_strided", Void, I8P, IntPtr, IntPtr, IntPtr)};
+    const SCEV *Iters = SE.getTruncateOrZeroExtend(BTC, IntPtr);
+    Value *Zero = ConstantInt::get(IntPtr, 0);
+    for (Group &G : Groups) {
+      auto *CStep = dyn_cast<SCEVConstant>(G.Step);
+      int64_t Step = CStep ? CStep->getAPInt().getSExtValue() : 0;
+      uint64_t AStep = Step < 0 ? -(uint64_t)Step : (uint64_t)Step;
+      SmallVector<Piece, 4> Pieces[2];
+      makePieces(G, Pieces);
+      // Reads first, as in hoistLoop. Every piece is hoisted: one range when consecutive
+      // iterations' pieces touch (known only for a constant step), else the strided call, which
+      // merges them at run time when they do.
+      for (int W = 0; W < 2; W++) {
+        for (Piece &P : Pieces[W]) {
+          const SCEV *VarLen = P.Members.front()->Len;
+          bool Covered = false;
+          if (!W && !VarLen)
+            for (Piece &Wp : Pieces[1])
+              if (Wp.Lo <= P.Lo && P.Hi <= Wp.Hi) Covered = true;
+          DebugLoc D = P.Members.front()->Call->getDebugLoc();
+          bool Whole = CStep && !VarLen && (uint64_t)(P.Hi - P.Lo) >= AStep;
+          if (!Covered) {
+            const SCEV *Lo = SE.getAddExpr(G.Ref, SE.getConstant(IntPtr, P.Lo, true));
+            const SCEV *Len = VarLen ? VarLen : SE.getConstant(IntPtr, P.Hi - P.Lo);
+            CallInst *RC;
+            if (Whole) {   // as hoistLoop's range
+              if (Step < 0) Lo = SE.getAddExpr(Lo, SE.getMulExpr(Iters, G.Step));
+              Len = SE.getAddExpr(SE.getMulExpr(Iters, SE.getConstant(IntPtr, AStep)), Len);
+              Value *LoV = Exp.expandCodeFor(Lo, I8P, At);
+              Value *LenV = Exp.expandCodeFor(Len, IntPtr, At);
+              B.SetInsertPoint(At);
+              if (G.Cond) LenV = B.CreateSelect(G.Cond, LenV, Zero);
+              RC = B.CreateCall(Fn[W], {LoV, LenV});
+            } else {
+              Value *LoV = Exp.expandCodeFor(Lo, I8P, At);
+              Value *LenV = Exp.expandCodeFor(Len, IntPtr, At);
+              Value *StepV = Exp.expandCodeFor(G.Step, IntPtr, At);
+              Value *CountV = Exp.expandCodeFor(SE.getAddExpr(Iters, SE.getOne(IntPtr)), IntPtr, At);
+              B.SetInsertPoint(At);
+              if (G.Cond) CountV = B.CreateSelect(G.Cond, CountV, Zero);
+              RC = B.CreateCall(SFn[W], {LoV, LenV, StepV, CountV});
+            }
+            RC->setDebugLoc(D);
+          }
+          if (verbose())
+            errs() << "hrace-pass: " << F.getName() << ": " << (W ? "write" : "read")
+                   << (Whole ? " range" : " strided range") << " of " << P.Members.size()
+                   << " check(s)" << (G.Cond ? " (under a condition)" : "")
+                   << (Covered ? " covered by a write range," : "")
+                   << " hoisted out of an outer loop at line " << (D ? D.getLine() : 0) << "\n";
+          eraseMembers(P);
+          Changed = true;
+        }
+      }
+    }
+    // The conditions no call used (handles: deleting one may delete another).
+    SmallVector<WeakTrackingVH, 8> Conds;
+    for (auto &R : Runs) Conds.push_back(R.second);
+    for (WeakTrackingVH &V : Conds)
+      if (auto *I = dyn_cast_or_null<Instruction>(V)) RecursivelyDeleteTriviallyDeadInstructions(I);
     return Changed;
   }
 };
