@@ -1,0 +1,53 @@
+/* hrace-test
+ * ranks: 2
+ * expect: race
+ * cflags: -O2
+ * pair: 44 27
+ */
+/* Loop hoisting to the outer loop (docs/access.md, "Loop nests").
+ * Negative steps: the row loop runs from the last row down to row 0,
+ * writing column 0 of each row and, in an inner loop, columns 1 .. n-1 (n = 6: columns 6 and 7
+ * stay untouched); both become strided calls with a negative stride. Rank 0 puts row 0's
+ * column 0 (the row loop's last iteration) in the race twin, row 2's column 7 in the no-race
+ * twin.
+ * Built with -O2, where hrace-cc's pass hoists; the trailing comments say what the pass must
+ * ("hoisted", "hoisted outer": out of the outer loop too) and must not ("not hoisted", "not
+ * hoisted outer") turn into range checks (tests/tools/test_hoist.py).
+ * Twin: access_hoist2d_neg_norace.c. */
+#include <mpi.h>
+#include <stddef.h>
+
+#define W 8                    /* row stride of the grid, in doubles */
+static double area[16 * W];    /* rank 1's window: 16 rows */
+static double grid[16 * W];    /* rank 1's private input */
+static volatile int rows_rt, n_rt;   /* sizes are runtime values */
+
+__attribute__((noinline)) static void down(double *p, long rows, long n) {
+  for (long i = rows - 1; i >= 0; i--) {
+    p[i * W] = i; /* hoisted outer */
+    for (long j = 1; j < n; j++) p[i * W + j] = j; /* hoisted outer */
+  }
+}
+
+int main(int argc, char **argv) {
+  int rank;
+  double src[8] = {0};
+  MPI_Win win;
+  MPI_Init(&argc, &argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Win_create(area, sizeof area, sizeof(double), MPI_INFO_NULL, MPI_COMM_WORLD, &win);
+  rows_rt = 16;
+  n_rt = 6;
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (rank == 0) {
+    MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 1, 0, win);
+    MPI_Put(src, 1, MPI_DOUBLE, 1, 0, 1, MPI_DOUBLE, win);
+    MPI_Win_unlock(1, win);
+  } else {
+    down(area, rows_rt, n_rt);
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  MPI_Win_free(&win);
+  MPI_Finalize();
+  return 0;
+}
