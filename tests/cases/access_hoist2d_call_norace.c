@@ -21,9 +21,9 @@ static double area[16 * W];    /* rank 1's window: 16 rows */
 static double grid[16 * W];    /* rank 1's private input */
 static volatile int rows_rt, n_rt;   /* sizes are runtime values */
 
-__attribute__((noinline)) static void sync_rows(double *p, int rows, int n) {
-  for (int i = 0; i < rows; i++) {
-    for (int j = 0; j < n; j++) MPI_Barrier(MPI_COMM_WORLD);
+__attribute__((noinline)) static void sync_rows(double *p, long rows, long n) {
+  for (long i = 0; i < rows; i++) {
+    for (long j = 0; j < n; j++) MPI_Barrier(MPI_COMM_WORLD);
     p[i * W] = i; /* not hoisted outer */
   }
 }

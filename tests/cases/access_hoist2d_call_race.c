@@ -22,10 +22,10 @@ static double area[16 * W];    /* rank 1's window: 16 rows */
 static double grid[16 * W];    /* rank 1's private input */
 static volatile int rows_rt, n_rt;   /* sizes are runtime values */
 
-__attribute__((noinline)) static void sync_rows(double *p, int rows, int n) {
-  for (int i = 0; i < rows; i++) {
+__attribute__((noinline)) static void sync_rows(double *p, long rows, long n) {
+  for (long i = 0; i < rows; i++) {
     p[i * W] = i; /* not hoisted outer */
-    for (int j = 0; j < n; j++) MPI_Barrier(MPI_COMM_WORLD);
+    for (long j = 0; j < n; j++) MPI_Barrier(MPI_COMM_WORLD);
   }
 }
 

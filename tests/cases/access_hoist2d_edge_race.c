@@ -2,16 +2,17 @@
  * ranks: 2
  * expect: race
  * cflags: -O2
- * pair: 50 32
+ * pair: 51 33
  */
 /* Loop hoisting to the outer loop (docs/access.md, "Loop nests").
  * A row loop around a vectorised inner loop, as in a stencil's
  * row update: rank 1 computes 16 rows of n = 7 columns of its window with a row stride of
- * n + 1 (both runtime values; indices of type long or size_t: a row index of type int
- * multiplied in int is no affine recurrence for ScalarEvolution, and stays per row): the edge elements o[0] and o[n-1] are single accesses of the
+ * n + 1 (both runtime values): the edge elements o[0] and o[n-1] are single accesses of the
  * row loop, the inner columns one range per row; all become strided calls before the row loop.
  * Rank 0 puts one element: row 3's column 0 in the race twin, row 3's padding column 7 (never
- * written; a contiguous range over the rows would cover it) in the no-race twin.
+ * written; a contiguous range over the rows would cover it) in the no-race twin. (The row
+ * offsets are size_t: a row index multiplied in int, with no known bound, is no affine
+ * recurrence for ScalarEvolution, and such a row's checks stay in the row loop.)
  * Built with -O2, where hrace-cc's pass hoists; the trailing comments say what the pass must
  * ("hoisted", "hoisted outer": out of the outer loop too) and must not ("not hoisted", "not
  * hoisted outer") turn into range checks (tests/tools/test_hoist.py).
@@ -24,8 +25,8 @@ static double area[16 * W];    /* rank 1's window: 16 rows */
 static double grid[16 * W];    /* rank 1's private input */
 static volatile int rows_rt, n_rt;   /* sizes are runtime values */
 
-__attribute__((noinline)) static void sweep(double *restrict out, const double *restrict in, int rows,
-                                          int n) {
+__attribute__((noinline)) static void sweep(double *restrict out, const double *restrict in,
+                                          int rows, int n) {
   for (int i = 0; i < rows; i++) {
     double *o = out + (size_t)i * (n + 1);
     const double *c = in + (size_t)i * (n + 1);

@@ -22,11 +22,11 @@ static double area[16 * W];    /* rank 1's window: 16 rows */
 static double grid[16 * W];    /* rank 1's private input */
 static volatile int rows_rt, n_rt;   /* sizes are runtime values */
 
-__attribute__((noinline)) static void rows_after(double *p, int rows, int n) {
-  for (int i = 0; i < rows; i++) {
+__attribute__((noinline)) static void rows_after(double *p, long rows, long n) {
+  for (long i = 0; i < rows; i++) {
     p[i * W] = i; /* not hoisted outer */
     MPI_Barrier(MPI_COMM_WORLD);
-    for (int j = 1; j < n; j++) p[i * W + j] = j; /* hoisted, not hoisted outer */
+    for (long j = 1; j < n; j++) p[i * W + j] = j; /* hoisted, not hoisted outer */
   }
 }
 

@@ -30,7 +30,8 @@ with tempfile.TemporaryDirectory() as tmp:
         marks = {"hoisted": want, "not hoisted": never, "hoisted outer": want_outer,
                  "not hoisted outer": never_outer}
         for n, line in enumerate(text.split("\n"), 1):
-            m = re.search(r"/\* ((?:not )?hoisted(?: outer)?(?:, (?:not )?hoisted(?: outer)?)*) \*/\s*$", line)
+            mark = r"(?:not )?hoisted(?: outer)?"
+            m = re.search(r"/\* (%s(?:, %s)*) \*/\s*$" % (mark, mark), line)
             for mark in m.group(1).split(", ") if m else []: marks[mark].add(n)
         flags = ["-fopenmp"] if re.search(r"^ \* openmp: yes", text, re.M) else []
         for m in re.finditer(r"^ \* cflags: (.*)$", text, re.M): flags += shlex.split(m.group(1))
@@ -39,15 +40,18 @@ with tempfile.TemporaryDirectory() as tmp:
         r = subprocess.run([os.path.join(build, "bin", "hrace-cc"), "-c", case, "-o",
                             os.path.join(tmp, "x.o")] + flags, env=env, capture_output=True, text=True)
         got = {int(m) for m in re.findall(r"hoisted at line (\d+)", r.stderr)}
-        got_outer = {int(m) for m in re.findall(r"hoisted out of an outer loop at line (\d+)", r.stderr)}
+        got_outer = {int(m) for m in
+                     re.findall(r"hoisted out of an outer loop at line (\d+)", r.stderr)}
         problems = []
         if r.returncode: problems.append("compile failed: " + r.stderr[-2000:])
         if want - got: problems.append("not hoisted, should be: lines %s" % sorted(want - got))
         if never & got: problems.append("hoisted, must not be: lines %s" % sorted(never & got))
         if want_outer - got_outer:
-            problems.append("not hoisted out of the outer loop, should be: lines %s" % sorted(want_outer - got_outer))
+            problems.append("not hoisted out of the outer loop, should be: lines %s"
+                            % sorted(want_outer - got_outer))
         if never_outer & got_outer:
-            problems.append("hoisted out of the outer loop, must not be: lines %s" % sorted(never_outer & got_outer))
+            problems.append("hoisted out of the outer loop, must not be: lines %s"
+                            % sorted(never_outer & got_outer))
         if not (want or never or want_outer or never_outer):
             problems.append("no /* hoisted */ or /* not hoisted */ line")
         if problems:
@@ -56,5 +60,6 @@ with tempfile.TemporaryDirectory() as tmp:
             for p in problems: print("#   " + p.replace("\n", "\n#   "))
             print("#   pass said:\n#   " + r.stderr.strip().replace("\n", "\n#   "))
         else:
-            print("ok %d - %s (hoisted lines %s, out of outer loops %s)" % (i, name, sorted(got), sorted(got_outer)))
+            print("ok %d - %s (hoisted lines %s, out of outer loops %s)"
+                  % (i, name, sorted(got), sorted(got_outer)))
 sys.exit(1 if failed else 0)
