@@ -40,6 +40,13 @@
 //    touches.
 // The range call carries the debug location of the first callback of its piece, so a race on
 // it is reported at that source line.
+//
+// Then, children before parents, each outer loop whose whole nest makes no other call
+// (hoistNest): the checks in its own blocks, the inner loops' range calls included, become
+// calls before it; a piece that does not cover its step becomes a strided call
+// (__hrace_range_*_strided: `count` ranges at a stride), and checks in blocks that run under a
+// condition the loop does not change are hoisted under that condition (docs/access.md, "Loop
+// nests").
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/Analysis/CaptureTracking.h"
