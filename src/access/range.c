@@ -42,7 +42,8 @@ __attribute__((always_inline)) static inline void strided(uintptr_t a, size_t le
         !hrace__filter_history())
       return;
   }
-  for (size_t k = 0; k < count; k++) hrace__access_check_range(a + k * (size_t)stride, len, flags, op, pc);
+  for (size_t k = 0; k < count; k++)
+    hrace__access_check_range(a + k * (size_t)stride, len, flags, op, pc);
 }
 HRACE_EXPORT void __hrace_range_read_strided(void *a, size_t len, ptrdiff_t stride, size_t count) {
   strided((uintptr_t)a, len, stride, count, HRACE_ACC_READ, HRACE_OP_LOAD, HRACE_RET_ADDR());

@@ -258,6 +258,40 @@ static bool ownRange(const CallBase &C, bool &Write, bool &Strided) {
   return Strided ? C.arg_size() == 4 : Name.empty() && C.arg_size() == 2;
 }
 
+// The shape both hoistings need: a single exiting block which is the latch (the loop runs its
+// body exactly count + 1 times once entered), and an exact backedge-taken count no wider than
+// a pointer that can be computed before the loop (it must not divide by a value that may be
+// zero). The vectoriser leaves its vector loop without a dedicated preheader (its predecessor
+// also branches to the scalar loop): Pre is then null, and the caller makes one on the edge
+// from the single outside predecessor Pred once the loop has something to hoist. Returns the
+// count, or null.
+static const SCEV *countedLoop(Loop *L, ScalarEvolution &SE, const DataLayout &DL, BasicBlock *&Pre,
+                               BasicBlock *&Pred) {
+  Pre = L->getLoopPreheader();
+  Pred = Pre ? Pre : L->getLoopPredecessor();
+  BasicBlock *Latch = L->getLoopLatch();
+  if (!Pred || !Latch || L->getExitingBlock() != Latch) return nullptr;
+  if (!Pre &&
+      (isa<IndirectBrInst>(Pred->getTerminator()) || isa<CallBrInst>(Pred->getTerminator())))
+    return nullptr;
+  const SCEV *BTC = SE.getBackedgeTakenCount(L);
+  Type *IntPtr = DL.getIntPtrType(L->getHeader()->getContext());
+  if (isa<SCEVCouldNotCompute>(BTC) ||
+      SE.getTypeSizeInBits(BTC->getType()) > DL.getTypeSizeInBits(IntPtr) ||
+      !isSafeToExpandAt(BTC, Pred->getTerminator(), SE))
+    return nullptr;
+  return BTC;
+}
+
+// A fence, atomic or volatile access (often a flag another thread or rank sets): nothing in
+// its loop is hoisted.
+static bool ordersMemory(const Instruction &I) {
+  if (isa<FenceInst>(I) || isa<AtomicRMWInst>(I) || isa<AtomicCmpXchgInst>(I)) return true;
+  if (auto *Ld = dyn_cast<LoadInst>(&I)) return !Ld->isUnordered();
+  if (auto *St = dyn_cast<StoreInst>(&I)) return !St->isUnordered();
+  return false;
+}
+
 struct Access {
   CallInst *Call;
   const SCEV *Start;   // address in iteration 0
@@ -286,12 +320,14 @@ struct Group {
 // Add a check (address SCEV Start, step Step) to the group of its line, base, step and
 // condition whose reference start lies a constant distance away, or to a new group. A range
 // call of a variable length gets a group of its own.
-static void addAccess(SmallVectorImpl<Group> &Groups, ScalarEvolution &SE, CallInst *CB, bool Write,
-                      const SCEV *Start, const SCEV *Step, unsigned Size, const SCEV *Len, Value *Cond) {
+static void addAccess(SmallVectorImpl<Group> &Groups, ScalarEvolution &SE, CallInst *CB,
+                      bool Write, const SCEV *Start, const SCEV *Step, unsigned Size,
+                      const SCEV *Len, Value *Cond) {
   const SCEV *Base = SE.getPointerBase(Start);
   unsigned Line = 0;
   StringRef File;
-  if (const DILocation *DL = CB->getDebugLoc().get()) Line = DL->getLine(), File = DL->getFilename();
+  if (const DILocation *DL = CB->getDebugLoc().get())
+    Line = DL->getLine(), File = DL->getFilename();
   Group *G = nullptr;
   int64_t Off = 0;
   for (Group &Cand : Groups) {
@@ -316,7 +352,8 @@ static void makePieces(Group &G, SmallVector<Piece, 4> Pieces[2]) {
   for (int W = 0; W < 2; W++) {
     SmallVector<Access *, 8> Sorted;
     for (Access &A : G.Acc[W]) Sorted.push_back(&A);
-    std::sort(Sorted.begin(), Sorted.end(), [](const Access *X, const Access *Y) { return X->Off < Y->Off; });
+    std::sort(Sorted.begin(), Sorted.end(),
+              [](const Access *X, const Access *Y) { return X->Off < Y->Off; });
     for (Access *A : Sorted) {
       if (Pieces[W].empty() || A->Off > Pieces[W].back().Hi)
         Pieces[W].push_back(Piece{A->Off, A->Off + (int64_t)A->Size, W == 1, {}});
@@ -395,29 +432,17 @@ public:
 
 private:
   bool hoistLoop(Function &F, Loop *L, ScalarEvolution &SE, DominatorTree &DT, LoopInfo &LI) {
-    // The vectoriser leaves its vector loop without a dedicated preheader (its predecessor
-    // also branches to the scalar loop): one is made below, on the edge from the loop's single
-    // outside predecessor, once the loop has something to hoist.
-    BasicBlock *Pre = L->getLoopPreheader(), *Latch = L->getLoopLatch();
-    BasicBlock *Pred = Pre ? Pre : L->getLoopPredecessor();
-    if (!Pred || !Latch || L->getExitingBlock() != Latch) return false;
-    if (!Pre && (isa<IndirectBrInst>(Pred->getTerminator()) || isa<CallBrInst>(Pred->getTerminator())))
-      return false;
-    const SCEV *BTC = SE.getBackedgeTakenCount(L);
-    if (isa<SCEVCouldNotCompute>(BTC)) return false;
     const DataLayout &DL = F.getParent()->getDataLayout();
+    BasicBlock *Pre, *Pred, *Latch = L->getLoopLatch();
+    const SCEV *BTC = countedLoop(L, SE, DL, Pre, Pred);
+    if (!BTC) return false;
     Type *IntPtr = DL.getIntPtrType(F.getContext());
-    if (SE.getTypeSizeInBits(BTC->getType()) > DL.getTypeSizeInBits(IntPtr)) return false;
-    // The count is computed before the loop: it must not divide by a value that may be zero.
-    if (!isSafeToExpandAt(BTC, Pred->getTerminator(), SE)) return false;
 
     SmallVector<Group, 4> Groups;
     for (BasicBlock *BB : L->blocks()) {
       bool EveryIter = DT.dominates(BB, Latch);
       for (Instruction &I : *BB) {
-        if (isa<FenceInst>(I) || isa<AtomicRMWInst>(I) || isa<AtomicCmpXchgInst>(I)) return false;
-        if (auto *LdI = dyn_cast<LoadInst>(&I)) { if (!LdI->isUnordered()) return false; }
-        if (auto *StI = dyn_cast<StoreInst>(&I)) { if (!StI->isUnordered()) return false; }
+        if (ordersMemory(I)) return false;
         auto *CB = dyn_cast<CallBase>(&I);
         if (!CB) continue;
         Function *Callee = CB->getCalledFunction();
@@ -446,8 +471,8 @@ private:
           continue;
         }
         if (!isSafeToExpandAt(Start, Pred->getTerminator(), SE)) continue;
-        addAccess(Groups, SE, cast<CallInst>(CB), Write, Start, SE.getConstant(IntPtr, Step, true), Size,
-                  nullptr, nullptr);
+        addAccess(Groups, SE, cast<CallInst>(CB), Write, Start, SE.getConstant(IntPtr, Step, true),
+                  Size, nullptr, nullptr);
       }
     }
     if (Groups.empty()) return false;
@@ -511,20 +536,12 @@ private:
   // the checks left in its own blocks (callbacks, and the range calls hoisted into the inner
   // loops' preheaders) become per-nest calls before it, if the whole nest makes no other call.
   bool hoistNest(Function &F, Loop *L, ScalarEvolution &SE, DominatorTree &DT, LoopInfo &LI) {
-    // As in hoistLoop: a preheader is made when there is something to hoist.
-    BasicBlock *Pre = L->getLoopPreheader(), *Latch = L->getLoopLatch();
-    BasicBlock *Pred = Pre ? Pre : L->getLoopPredecessor();
-    if (!Pred || !Latch || L->getExitingBlock() != Latch) return false;
-    if (!Pre && (isa<IndirectBrInst>(Pred->getTerminator()) || isa<CallBrInst>(Pred->getTerminator())))
-      return false;
-    const SCEV *BTC = SE.getBackedgeTakenCount(L);
-    if (isa<SCEVCouldNotCompute>(BTC)) return false;
     const DataLayout &DL = F.getParent()->getDataLayout();
+    BasicBlock *Pre, *Pred, *Latch = L->getLoopLatch();
+    const SCEV *BTC = countedLoop(L, SE, DL, Pre, Pred);
+    if (!BTC) return false;
     LLVMContext &Ctx = F.getContext();
     Type *IntPtr = DL.getIntPtrType(Ctx);
-    if (SE.getTypeSizeInBits(BTC->getType()) > DL.getTypeSizeInBits(IntPtr) ||
-        !isSafeToExpandAt(BTC, Pred->getTerminator(), SE))
-      return false;
     // Every loop inside ends (a count) and leaves by one edge, so that a block behind it runs
     // once per entry into it.
     for (Loop *S : L->getLoopsInPreorder())
@@ -544,12 +561,11 @@ private:
       bool Own = LI.getLoopFor(BB) == L;
       if (Own && BB != Latch) {
         auto *Br = dyn_cast<BranchInst>(BB->getTerminator());
-        if (!Br || (Br->isConditional() && !L->isLoopInvariant(Br->getCondition()))) Uniform = false;
+        if (!Br || (Br->isConditional() && !L->isLoopInvariant(Br->getCondition())))
+          Uniform = false;
       }
       for (Instruction &I : *BB) {
-        if (isa<FenceInst>(I) || isa<AtomicRMWInst>(I) || isa<AtomicCmpXchgInst>(I)) return false;
-        if (auto *LdI = dyn_cast<LoadInst>(&I)) { if (!LdI->isUnordered()) return false; }
-        if (auto *StI = dyn_cast<StoreInst>(&I)) { if (!StI->isUnordered()) return false; }
+        if (ordersMemory(I)) return false;
         auto *CB = dyn_cast<CallBase>(&I);
         if (!CB) continue;
         Function *Callee = CB->getCalledFunction();
@@ -562,7 +578,8 @@ private:
           return false;   // a call that may synchronise: nothing in this nest is hoisted
         }
         if (Own && !Strided)
-          Checks.push_back(Check{cast<CallInst>(CB), Write, Size, Size ? nullptr : SE.getSCEV(CB->getArgOperand(1))});
+          Checks.push_back(Check{cast<CallInst>(CB), Write, Size,
+                                 Size ? nullptr : SE.getSCEV(CB->getArgOperand(1))});
       }
     }
     if (Checks.empty()) return false;
@@ -606,8 +623,11 @@ private:
             break;
           }
           auto *Br = cast<BranchInst>(P->getTerminator());
-          if (E != False && PL == L && Br->isConditional() && Br->getSuccessor(0) != Br->getSuccessor(1))
-            E = And(E, Br->getSuccessor(0) == X ? Br->getCondition() : B.CreateNot(Br->getCondition()));
+          if (E != False && PL == L && Br->isConditional() &&
+              Br->getSuccessor(0) != Br->getSuccessor(1)) {
+            Value *C = Br->getCondition();
+            E = And(E, Br->getSuccessor(0) == X ? C : B.CreateNot(C));
+          }
           R = Or(R, E);
         }
         if (!Uniform) break;
@@ -630,7 +650,8 @@ private:
         Start = S, Step = SE.getZero(IntPtr);
       } else if (auto *AR = dyn_cast<SCEVAddRecExpr>(S)) {
         if (AR->getLoop() != L || !AR->isAffine()) continue;
-        Start = AR->getStart(), Step = SE.getTruncateOrSignExtend(AR->getStepRecurrence(SE), IntPtr);
+        Start = AR->getStart();
+        Step = SE.getTruncateOrSignExtend(AR->getStepRecurrence(SE), IntPtr);
       } else {
         continue;
       }
@@ -685,7 +706,8 @@ private:
               Value *LoV = Exp.expandCodeFor(Lo, I8P, At);
               Value *LenV = Exp.expandCodeFor(Len, IntPtr, At);
               Value *StepV = Exp.expandCodeFor(G.Step, IntPtr, At);
-              Value *CountV = Exp.expandCodeFor(SE.getAddExpr(Iters, SE.getOne(IntPtr)), IntPtr, At);
+              Value *CountV =
+                  Exp.expandCodeFor(SE.getAddExpr(Iters, SE.getOne(IntPtr)), IntPtr, At);
               B.SetInsertPoint(At);
               if (G.Cond) CountV = B.CreateSelect(G.Cond, CountV, Zero);
               RC = B.CreateCall(SFn[W], {LoV, LenV, StepV, CountV});
