@@ -283,8 +283,10 @@ __attribute__((always_inline)) static inline int full_fast(hrace_athread_t *at, 
   /* The entry's memo answer (thread.h), copied from the shadow's memo by
    * full_untracked_slow: it holds for this descriptor and context as the memo's own does, and
    * a granule word never equals HRACE_AID_NO_ANSWER. */
-  const uint64_t v = atomic_load_explicit(&gw[0], memory_order_acquire), next = at->aids[k].mnext;
-  if (!(at->aids[k].mv == v && (n == 8 || atomic_load_explicit(&gw[1], memory_order_acquire) == v) &&
+  const uint64_t v = atomic_load_explicit(&gw[0], memory_order_acquire);
+  const uint64_t next = at->aids[k].mnext;
+  if (!(at->aids[k].mv == v &&
+        (n == 8 || atomic_load_explicit(&gw[1], memory_order_acquire) == v) &&
         (next == v || hrace__shadow_replace_own(&c->sh, g, n / 8, v, next) > 0)))
     return 0;
   /* The stack's lowest address seen (hrace__full_switch); stack_min lies in [lo, hi]. */
@@ -339,10 +341,11 @@ __attribute__((noinline)) static void full_history(uintptr_t a, unsigned n, uint
                         pc);
 }
 
-/* Out of line, so that hrace__access_more stays a function of tail calls that saves no
- * register on its window paths. Itself a leaf with tail calls only on full_fast's path: no
- * frame, no register saved (session 14's version called the lock's and the first-touch
- * path's functions from full_fast and pushed six registers on every access). */
+/* The body of hrace__full_untracked and of its instantiations for 8 and 16 bytes below. Each
+ * is out of line, so that hrace__access_more stays a function of tail calls that saves no
+ * register on its window paths, and a leaf with tail calls only on full_fast's path (session
+ * 14's version called the lock's and the first-touch path's functions from full_fast and
+ * pushed six registers on every access). */
 __attribute__((always_inline, optimize("omit-frame-pointer"))) static inline void
 untracked(uintptr_t a, unsigned n, uint16_t flags, uint16_t op, uintptr_t pc) {
   if (__builtin_expect(flags & HRACE_ACC_ATOMIC, 0)) {
@@ -364,6 +367,8 @@ __attribute__((noinline, optimize("omit-frame-pointer"))) void
 hrace__full_untracked(uintptr_t a, unsigned n, uint16_t flags, uint16_t op, uintptr_t pc) {
   untracked(a, n, flags, op, pc);
 }
+/* n is known (the unreachable branch says so) and stays an argument (noclone): the callers'
+ * argument registers pass through unchanged (docs/access.md, *Session 18*). */
 __attribute__((noinline, noclone, optimize("omit-frame-pointer"))) void
 hrace__full_untracked8(uintptr_t a, unsigned n, uint16_t flags, uint16_t op, uintptr_t pc) {
   if (n != 8) __builtin_unreachable();
